@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers of the guest test scripts (sourced; runs in the QEMU guest).
+
+passed=0
+failed=0
+
+pass() {
+	passed=$((passed + 1))
+	echo "ok: $*"
+}
+
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+}
+
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() {
+	desc=$1
+	shift
+	if "$@"; then pass "$desc"; else fail "$desc"; fi
+}
+
+# The plain closing line the test runners read, and the exit status.
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}

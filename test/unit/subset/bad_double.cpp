@@ -1,0 +1,2 @@
+// expect: poisoned
+double third(int x) { return x / 3.0; }

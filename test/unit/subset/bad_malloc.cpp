@@ -1,0 +1,2 @@
+// expect: poisoned
+extern "C" void* malloc(unsigned long);

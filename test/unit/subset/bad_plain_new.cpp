@@ -1,0 +1,3 @@
+// expect: use of deleted function .*operator new
+struct A { int x; };
+A* make() { return new A; }

@@ -1,0 +1,2 @@
+// expect: poisoned
+thread_local int per_thread;

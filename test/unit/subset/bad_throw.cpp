@@ -1,0 +1,2 @@
+// expect: poisoned|exception handling disabled
+void fail(int x) { if (x) throw x; }

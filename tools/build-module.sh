@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Builds rtrs-server.ko for one kernel in a folder of its own (Kbuild builds
+# in the source folder, so the sources are copied there first), with the
+# standard out-of-tree command, and fails on any warning in the build output.
+# Usage: build-module.sh KVER OUTDIR
+set -eu
+kver=$1 out=$2
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=/lib/modules/$kver/build
+[ -d "$kdir" ] || { echo "no kernel headers for $kver at $kdir" >&2; exit 1; }
+mkdir -p "$out"
+# Keep what an earlier build made, so that Kbuild rebuilds only what changed.
+for item in Kbuild Makefile src include tools/check-cxx-object.sh; do
+	mkdir -p "$out/$(dirname "$item")"
+	cp -a "$top/$item" "$out/$(dirname "$item")/"
+done
+log=$out/build.log
+echo "building rtrs-server.ko for $kver in $out"
+if ! make -C "$kdir" M="$out" -j"$(nproc)" modules >"$log" 2>&1; then
+	cat "$log"
+	echo "FAIL: module build for $kver failed" >&2
+	exit 1
+fi
+cat "$log"
+if grep -Ein 'warning|error' "$log"; then
+	echo "FAIL: module build for $kver printed the warnings above" >&2
+	exit 1
+fi
+test -f "$out/rtrs-server.ko"
+echo "ok: $out/rtrs-server.ko"

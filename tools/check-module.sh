@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Checks a built rtrs-server.ko against its kernel without loading it:
+#  - every undefined symbol is exported by that kernel (Module.symvers), so
+#    nothing of libstdc++, libgcc or the C++ ABI slipped in;
+#  - modinfo shows license, description, version and the three parameters.
+# Usage: check-module.sh KVER KO
+set -eu
+kver=$1 ko=$2
+symvers=/lib/modules/$kver/build/Module.symvers
+fail=0
+missing=$(nm -u "$ko" | awk '{print $2}' | while read -r sym; do
+	# __fentry__ and friends are exported by vmlinux like any other symbol.
+	awk -v s="$sym" '$2 == s { found = 1 } END { exit !found }' "$symvers" || echo "$sym"
+done)
+if [ -n "$missing" ]; then
+	echo "FAIL: undefined symbols that $kver does not export:" $missing >&2
+	fail=1
+else
+	echo "ok: all $(nm -u "$ko" | wc -l) undefined symbols are exports of $kver"
+fi
+info=$(modinfo "$ko")
+for field in license description version vermagic; do
+	if ! printf '%s\n' "$info" | grep -q "^$field:"; then
+		echo "FAIL: modinfo has no $field" >&2
+		fail=1
+	fi
+done
+printf '%s\n' "$info" | grep -q "^license: *GPL$" || { echo "FAIL: license is not GPL" >&2; fail=1; }
+printf '%s\n' "$info" | grep -q "^vermagic: *$kver " || { echo "FAIL: vermagic is not $kver" >&2; fail=1; }
+for p in always_invalidate:bool max_chunk_size:int sess_queue_depth:int; do
+	name=${p%%:*} type=${p#*:}
+	if printf '%s\n' "$info" | grep -Eq "^parm: *$name:.+ \($type\)$"; then
+		echo "ok: parameter $name ($type) is described"
+	else
+		echo "FAIL: modinfo lacks parameter $name of type $type with a description" >&2
+		fail=1
+	fi
+done
+exit $fail
