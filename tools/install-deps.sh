@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Installs what building and testing rtrs-server needs on Debian 12, as root:
+# both target kernels (Debian 12's 6.1 and the 6.12 series of Debian 13 that
+# bookworm also ships) with their headers and sources, the compilers, QEMU,
+# rdma-core and GoogleTest. Safe to run again.
+set -eu
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: run as root (apt-get)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+packages="
+	build-essential g++ gcc make cmake pkg-config kmod cpio gzip xz-utils zstd
+	bc flex bison libelf-dev libssl-dev pahole
+	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	linux-source-6.1 linux-source-6.12
+	qemu-system-x86 busybox-static
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
+	libibverbs-dev librdmacm-dev
+	iproute2 procps
+	googletest libgtest-dev libgmock-dev
+"
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: everything is installed"
+	exit 0
+fi
+echo "install-deps: installing$missing"
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing

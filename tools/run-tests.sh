@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs every test: host unit tests, the C++ subset checks, and for both
+# target kernels (6.1 and 6.12) the module build, its symbol check and the
+# guest tests. Installs what it needs first (as root, with apt).
+# The last line is ctest's summary.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+echo "== installing dependencies"
+if [ "$(id -u)" -eq 0 ]; then
+	tools/install-deps.sh
+else
+	echo "not root: assuming the packages of tools/install-deps.sh are installed"
+fi
+
+kernels=$(tools/kernels.sh --require | paste -sd';')
+echo "== kernels under test: ${kernels//;/ }"
+
+build=${RTRS_BUILD_DIR:-$top/build}
+echo "== configuring and building in $build"
+cmake -S "$top" -B "$build" -DRTRS_KERNELS="$kernels" -DRTRS_GUEST_TESTS=ON
+cmake --build "$build" -j"$(nproc)"
+
+echo "== running the tests"
+cd "$build"
+# One at a time: each guest test keeps both cores busy under TCG.
+ctest --output-on-failure --no-tests=error "$@"
