@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Builds rtrs-server.ko for one kernel in a folder of its own (Kbuild builds
+# Builds rtrs-server.ko and rtrs-null.ko for one kernel in a folder of its own (Kbuild builds
 # in the source folder, so the sources are copied there first), with the
 # standard out-of-tree command, and fails on any warning in the build output.
 # Usage: build-module.sh KVER OUTDIR
@@ -10,6 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kdir=/lib/modules/$kver/build
 [ -d "$kdir" ] || { echo "no kernel headers for $kver at $kdir" >&2; exit 1; }
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 # Keep what an earlier build made, so that Kbuild rebuilds only what changed.
 for item in Kbuild Makefile src include tools/check-cxx-object.sh; do
 	mkdir -p "$out/$(dirname "$item")"
@@ -27,5 +28,5 @@ if grep -Ein 'warning|error' "$log"; then
 	echo "FAIL: module build for $kver printed the warnings above" >&2
 	exit 1
 fi
-test -f "$out/rtrs-server.ko"
-echo "ok: $out/rtrs-server.ko"
+test -f "$out/rtrs-server.ko" && test -f "$out/rtrs-null.ko"
+echo "ok: $out/rtrs-server.ko $out/rtrs-null.ko"

@@ -3,7 +3,8 @@
 # Checks a built rtrs-server.ko against its kernel without loading it:
 #  - every undefined symbol is exported by that kernel (Module.symvers), so
 #    nothing of libstdc++, libgcc or the C++ ABI slipped in;
-#  - modinfo shows license, description, version and the three parameters.
+#  - modinfo shows license, description, version and the three parameters;
+#  - it exports the six rtrs_srv_* functions and nothing else.
 # Usage: check-module.sh KVER KO
 set -eu
 kver=$1 ko=$2
@@ -37,4 +38,14 @@ for p in always_invalidate:bool max_chunk_size:int sess_queue_depth:int; do
 		fail=1
 	fi
 done
+# Exactly the six functions of the upstream server API are exported, so that
+# the module can share a kernel with upstream's rtrs-core and rtrs-client.
+want="rtrs_srv_close rtrs_srv_get_path_name rtrs_srv_get_queue_depth rtrs_srv_open rtrs_srv_resp_rdma rtrs_srv_set_sess_priv"
+got=$(nm "$ko" | awk '$3 ~ /^__ksymtab_/ { sub(/^__ksymtab_/, "", $3); print $3 }' | sort | paste -sd' ')
+if [ "$got" = "$want" ]; then
+	echo "ok: exports exactly: $got"
+else
+	echo "FAIL: exports are '$got', expected '$want'" >&2
+	fail=1
+fi
 exit $fail

@@ -24,6 +24,87 @@ extern "C" {
 int rtrs_core_check_params(int max_chunk_size, int sess_queue_depth, char *msg,
 			   __SIZE_TYPE__ msg_len);
 
+/* --- protocol, for the glue; implemented over src/core/wire.h --------- */
+
+/* What a connection request asks for, decoded and checked. */
+struct rtrs_core_conn_req {
+	__UINT16_TYPE__ version;
+	__UINT16_TYPE__ cid;
+	__UINT16_TYPE__ cid_num;
+	__UINT16_TYPE__ recon_cnt;
+	unsigned char sess_uuid[16];
+	unsigned char paths_uuid[16];
+	unsigned char first_conn;	/* 0 or 1 */
+};
+
+/*
+ * Decodes and checks a connection request's private data. Returns 0, or a
+ * negative errno for the reject with a one-line reason in why.
+ */
+int rtrs_core_parse_conn_req(const void *data, __SIZE_TYPE__ len,
+			     struct rtrs_core_conn_req *req, char *why,
+			     __SIZE_TYPE__ why_len);
+
+/* Size of the connection response, and building one (errno_value 0 to
+ * accept, or the negative errno of the reject). */
+__SIZE_TYPE__ rtrs_core_conn_rsp_size(void);
+void rtrs_core_build_conn_rsp(void *buf, int errno_value,
+			      __UINT16_TYPE__ queue_depth,
+			      __UINT32_TYPE__ max_io_size,
+			      __UINT32_TYPE__ max_hdr_size,
+			      __UINT32_TYPE__ flags);
+#define RTRS_CORE_CONN_RSP_NEW_RKEY 2u	/* flags: a new rkey comes with each response */
+
+/* Size of an info request as the client sends it. */
+__SIZE_TYPE__ rtrs_core_info_req_size(void);
+/*
+ * Checks an info request and copies out the session name. Returns 0 or a
+ * negative errno with the reason in why.
+ */
+int rtrs_core_parse_info_req(const void *data, __SIZE_TYPE__ len, char *name,
+			     __SIZE_TYPE__ name_cap, char *why,
+			     __SIZE_TYPE__ why_len);
+
+/* Size of an info response with sg_cnt descriptors; building one. */
+__SIZE_TYPE__ rtrs_core_info_rsp_size(unsigned int sg_cnt);
+void rtrs_core_build_info_rsp(void *buf, unsigned int sg_cnt);
+void rtrs_core_info_rsp_set_desc(void *buf, unsigned int i, __UINT64_TYPE__ addr,
+				 __UINT32_TYPE__ key, __UINT32_TYPE__ len);
+
+/* Immediate data: 4 bits of type, 28 of payload. */
+#define RTRS_CORE_IMM_IO_REQ 0u
+#define RTRS_CORE_IMM_IO_RSP 1u
+#define RTRS_CORE_IMM_IO_RSP_W_INV 2u
+#define RTRS_CORE_IMM_HB_MSG 8u
+#define RTRS_CORE_IMM_HB_ACK 9u
+__UINT32_TYPE__ rtrs_core_imm(__UINT32_TYPE__ type, __UINT32_TYPE__ payload);
+__UINT32_TYPE__ rtrs_core_imm_type(__UINT32_TYPE__ imm);
+__UINT32_TYPE__ rtrs_core_imm_payload(__UINT32_TYPE__ imm);
+
+/* Bits of an I/O immediate that number the chunk, for a queue depth. */
+unsigned int rtrs_core_chunk_bits(int queue_depth);
+
+/* Heartbeats: every 5 s; a path that stays silent is dead. */
+#define RTRS_CORE_HB_INTERVAL_MS 5000
+enum rtrs_core_hb_action {
+	RTRS_CORE_HB_SEND,	/* send a heartbeat now */
+	RTRS_CORE_HB_WAIT,	/* one is outstanding: just wait */
+	RTRS_CORE_HB_DEAD,	/* too many missed: close the path */
+};
+/* One heartbeat period passed; *missed counts periods without traffic. */
+enum rtrs_core_hb_action rtrs_core_hb_tick(unsigned int *missed);
+
+/* --- sysfs ------------------------------------------------------------- */
+
+/* 0 when a sysfs write is "1" (a trailing newline allowed), else -EINVAL. */
+int rtrs_core_parse_one(const char *buf, __SIZE_TYPE__ len);
+
+/* stats/rdma: "<reads> <read bytes> <writes> <write bytes> <inflight>\n". */
+int rtrs_core_format_rdma_stats(char *buf, __SIZE_TYPE__ cap,
+				__UINT64_TYPE__ read_cnt, __UINT64_TYPE__ read_bytes,
+				__UINT64_TYPE__ write_cnt, __UINT64_TYPE__ write_bytes,
+				int inflight);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@
 #include <linux/moduleparam.h>
 
 #include "core/rtrs_core.h"
+#include "kernel/srv.h"
 #include "rt/errno.h"
 
 MODULE_DESCRIPTION("RDMA Transport (RTRS) server, out-of-tree C++ implementation");
@@ -19,24 +20,27 @@ MODULE_LICENSE("GPL");
 MODULE_VERSION(RTRS_SERVER_VERSION);
 
 /* Names, types, permissions and defaults are the upstream server's. */
-static bool always_invalidate = true;
-module_param(always_invalidate, bool, 0444);
+bool rtrs_srv_always_invalidate = true;
+module_param_named(always_invalidate, rtrs_srv_always_invalidate, bool, 0444);
 MODULE_PARM_DESC(always_invalidate,
 		 "Invalidate and re-register a chunk's memory registration on every I/O (default: Y)");
 
-static int max_chunk_size = 128 << 10;
-module_param(max_chunk_size, int, 0444);
+int rtrs_srv_max_chunk_size = 128 << 10;
+module_param_named(max_chunk_size, rtrs_srv_max_chunk_size, int, 0444);
 MODULE_PARM_DESC(max_chunk_size,
 		 "Size in bytes of one I/O buffer (chunk), headers included; a power of two >= 8192 (default: 131072)");
 
-static int sess_queue_depth = 512;
-module_param(sess_queue_depth, int, 0444);
+int rtrs_srv_sess_queue_depth = 512;
+module_param_named(sess_queue_depth, rtrs_srv_sess_queue_depth, int, 0444);
 MODULE_PARM_DESC(sess_queue_depth,
 		 "Number of I/O buffers (chunks) per session, 1..65535 (default: 512)");
 
-static struct class rtrs_srv_class = {
+struct class rtrs_srv_class = {
 	.name = "rtrs-server",
 };
+
+/* Path setup and teardown; not ordered, so a teardown can wait for a setup. */
+struct workqueue_struct *rtrs_srv_wq;
 
 /* The core spells errno values out; they must be the kernel's. */
 #define RTRS_CHECK_ERRNO(macro, name, value) static_assert(macro == value, #macro);
@@ -47,7 +51,8 @@ static int __init rtrs_srv_init(void)
 	char why[160];
 	int err;
 
-	err = rtrs_core_check_params(max_chunk_size, sess_queue_depth, why, sizeof(why));
+	err = rtrs_core_check_params(rtrs_srv_max_chunk_size, rtrs_srv_sess_queue_depth,
+				     why, sizeof(why));
 	if (err) {
 		pr_err("refusing to load: %s\n", why);
 		return err;
@@ -58,15 +63,33 @@ static int __init rtrs_srv_init(void)
 		pr_err("cannot register class %s: %d\n", rtrs_srv_class.name, err);
 		return err;
 	}
+	rtrs_srv_wq = alloc_workqueue("rtrs_server", 0, 0);
+	if (!rtrs_srv_wq) {
+		err = -ENOMEM;
+		goto unregister_class;
+	}
+	err = rtrs_srv_dev_init();
+	if (err) {
+		pr_err("cannot register as an RDMA client: %d\n", err);
+		goto destroy_wq;
+	}
 
 	pr_info("loaded %s: max_chunk_size %d, sess_queue_depth %d, always_invalidate %c\n",
-		RTRS_SERVER_VERSION, max_chunk_size, sess_queue_depth,
-		always_invalidate ? 'Y' : 'N');
+		RTRS_SERVER_VERSION, rtrs_srv_max_chunk_size, rtrs_srv_sess_queue_depth,
+		rtrs_srv_always_invalidate ? 'Y' : 'N');
 	return 0;
+
+destroy_wq:
+	destroy_workqueue(rtrs_srv_wq);
+unregister_class:
+	class_unregister(&rtrs_srv_class);
+	return err;
 }
 
 static void __exit rtrs_srv_exit(void)
 {
+	rtrs_srv_dev_exit();
+	destroy_workqueue(rtrs_srv_wq);
 	class_unregister(&rtrs_srv_class);
 	pr_info("unloaded\n");
 }

@@ -26,3 +26,11 @@ finish() {
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 }
+
+# Loads the in-kernel modules a .ko of ours depends on (insmod does not).
+load_deps() {
+	local dep
+	for dep in $(modinfo -F depends "$1" | tr ',' ' '); do
+		modprobe "$dep" || { echo "cannot modprobe $dep"; return 1; }
+	done
+}

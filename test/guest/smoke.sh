@@ -7,10 +7,15 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 ko=$1
+if [ ! -f "$ko" ]; then
+	echo "FAIL: no module at $ko (cwd $(pwd))"
+	exit 1
+fi
 class=/sys/class/rtrs-server
 params=/sys/module/rtrs_server/parameters
 
 echo "kernel $(uname -r), module $ko"
+check "the module's dependencies load ($(modinfo -F depends "$ko"))" load_deps "$ko"
 check "class absent before the first load" test ! -e $class
 
 for round in 1 2 3; do
@@ -71,8 +76,10 @@ bad_load "max_chunk_size=-8192" "max_chunk_size -8192"
 dmesg -C
 if insmod "$ko" always_invalidate=maybe 2>/dev/null; then
 	fail "always_invalidate=maybe was accepted"; rmmod rtrs_server
+elif dmesg | grep -q "maybe' invalid for parameter \`always_invalidate'"; then
+	pass "always_invalidate=maybe refused by the parameter parser"
 else
-	pass "always_invalidate=maybe refused"
+	fail "always_invalidate=maybe refused, but not by the parameter parser"; dmesg | tail -n 3
 fi
 check "no module left after a parser refusal" test ! -e /sys/module/rtrs_server
 

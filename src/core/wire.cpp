@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+// Codecs of the RTRS wire structures (see wire.h for the rules each follows).
+// Received bytes are only ever read through rt::Bytes::sub() and copied into
+// a local structure; nothing is overlaid on network memory.
+
+#include "core/wire.h"
+
+#include "rt/errno.h"
+
+namespace wire {
+
+namespace {
+
+// Copies sizeof(T) bytes at `off` of `in` into *out; false if they are not
+// all there.
+template <class T>
+bool load(rt::Bytes in, usize off, T* out) {
+    rt::Bytes part;
+    if (!in.sub(off, sizeof(T), &part)) return false;
+    __builtin_memcpy(out, part.data(), sizeof(T));
+    return true;
+}
+
+// Copies v to `off` of `out`; false (nothing written) if it does not fit.
+template <class T>
+bool store(rt::MutBytes out, usize off, const T& v) {
+    rt::MutBytes part;
+    if (!out.sub(off, sizeof(T), &part)) return false;
+    __builtin_memcpy(part.data(), &v, sizeof(T));
+    return true;
+}
+
+template <class T>
+void zero(T* v) {
+    __builtin_memset(v, 0, sizeof(T));
+}
+
+constexpr u16 raw(MsgType t) { return static_cast<u16>(t); }
+
+}  // namespace
+
+// --- immediates ------------------------------------------------------------------
+
+rt::Result<IoReqAddr> io_req_locate(u32 payload, u32 queue_depth, u32 chunk_size) {
+    const IoReqAddr a = io_req_decode(payload, chunk_bits(queue_depth));
+    if (a.chunk_id >= queue_depth || a.offset >= chunk_size) return rt::err(rt::errc::range);
+    return a;
+}
+
+// --- connection establishment ------------------------------------------------------
+
+rt::Result<ConnReqFields> parse_conn_req(rt::Bytes private_data, const char** why) {
+    auto refuse = [why](const char* reason) {
+        if (why) *why = reason;
+        return rt::err(rt::errc::connreset);
+    };
+    ConnReq m;
+    if (!load(private_data, 0, &m)) return refuse("private data too short");
+    if (m.magic.get() != kMagic) return refuse("wrong magic");
+    ConnReqFields f;
+    f.version = m.version.get();
+    if (version_major(f.version) != kProtoMajor) return refuse("unsupported major version");
+    f.cid = m.cid.get();
+    f.cid_num = m.cid_num.get();
+    if (f.cid_num > kMaxCidNum) return refuse("too many connections (cid_num)");
+    if (f.cid >= f.cid_num) return refuse("cid not below cid_num");
+    f.recon_cnt = m.recon_cnt.get();
+    f.sess_uuid = m.sess_uuid;
+    f.paths_uuid = m.paths_uuid;
+    f.first_conn = (m.first_conn & kFirstConn) != 0;
+    return f;
+}
+
+rt::Result<usize> encode_conn_req(rt::MutBytes out, const ConnReqFields& f) {
+    ConnReq m;
+    zero(&m);
+    m.magic.set(kMagic);
+    m.version.set(f.version);
+    m.cid.set(f.cid);
+    m.cid_num.set(f.cid_num);
+    m.recon_cnt.set(f.recon_cnt);
+    m.sess_uuid = f.sess_uuid;
+    m.paths_uuid = f.paths_uuid;
+    m.first_conn = f.first_conn ? kFirstConn : 0;
+    if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
+    return sizeof(m);
+}
+
+rt::Result<usize> encode_conn_rsp(rt::MutBytes out, const ConnRspFields& f) {
+    if (f.err < 0 || f.err > 32768) return rt::err(rt::errc::inval);
+    ConnRsp m;
+    zero(&m);
+    m.magic.set(kMagic);
+    m.version.set(f.version);
+    // -err in 16-bit two's complement: 0 stays 0, 104 becomes 0xff98.
+    m.neg_errno.set(static_cast<u16>(0u - static_cast<u32>(f.err)));
+    m.queue_depth.set(f.queue_depth);
+    m.max_io_size.set(f.max_io_size);
+    m.max_hdr_size.set(f.max_hdr_size);
+    m.flags.set(f.flags);
+    if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
+    return sizeof(m);
+}
+
+rt::Result<ConnRspFields> parse_conn_rsp(rt::Bytes private_data) {
+    ConnRsp m;
+    if (!load(private_data, 0, &m)) return rt::err(rt::errc::connreset);
+    if (m.magic.get() != kMagic) return rt::err(rt::errc::connreset);
+    ConnRspFields f;
+    f.version = m.version.get();
+    if (version_major(f.version) != kProtoMajor) return rt::err(rt::errc::connreset);
+    f.err = -static_cast<int>(static_cast<i16>(m.neg_errno.get()));
+    f.queue_depth = m.queue_depth.get();
+    f.max_io_size = m.max_io_size.get();
+    f.max_hdr_size = m.max_hdr_size.get();
+    f.flags = m.flags.get();
+    return f;
+}
+
+// --- session info ------------------------------------------------------------------
+
+rt::Result<InfoReqView> parse_info_req(rt::Bytes msg, const char** why) {
+    auto refuse = [why](int code, const char* reason) {
+        if (why) *why = reason;
+        return rt::err(code);
+    };
+    InfoReq m;
+    if (!load(msg, 0, &m)) return refuse(rt::errc::badmsg, "info request too short");
+    if (m.type.get() != raw(MsgType::InfoReq))
+        return refuse(rt::errc::proto, "not an info request (message type)");
+    usize len = 0;
+    while (len < kNameMax && m.pathname[len] != 0) ++len;
+    if (len == kNameMax) return refuse(rt::errc::nametoolong, "session name not terminated");
+    if (len == 0) return refuse(rt::errc::inval, "empty session name");
+    InfoReqView v;
+    if (!msg.sub(__builtin_offsetof(InfoReq, pathname), len, &v.name))
+        return refuse(rt::errc::badmsg, "info request too short");  // cannot happen
+    return v;
+}
+
+rt::Result<usize> encode_info_req(rt::MutBytes out, rt::Bytes name) {
+    if (name.empty()) return rt::err(rt::errc::inval);
+    if (name.size() >= kNameMax) return rt::err(rt::errc::nametoolong);
+    for (u8 c : name)
+        if (c == 0) return rt::err(rt::errc::inval);
+    InfoReq m;
+    zero(&m);
+    m.type.set(raw(MsgType::InfoReq));
+    __builtin_memcpy(m.pathname, name.data(), name.size());
+    if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
+    return sizeof(m);
+}
+
+bool valid_session_name(rt::Bytes name) {
+    if (name.empty()) return false;
+    for (u8 c : name)
+        if (c == '/' || c == '.') return false;
+    return true;
+}
+
+rt::Result<void> check_session_name(rt::Bytes name) {
+    if (!valid_session_name(name)) return rt::err(rt::errc::inval);
+    return {};
+}
+
+SgDescFields decode_sg_desc(const SgDesc& d) {
+    SgDescFields f;
+    f.addr = d.addr.get();
+    f.key = d.key.get();
+    f.len = d.len.get();
+    return f;
+}
+
+SgDesc encode_sg_desc(const SgDescFields& f) {
+    SgDesc d;
+    d.addr.set(f.addr);
+    d.key.set(f.key);
+    d.len.set(f.len);
+    return d;
+}
+
+SgDescFields SgDescList::at(usize i) const {
+    SgDesc d;
+    if (i >= count_ || !load(bytes_, i * sizeof(SgDesc), &d)) return SgDescFields{};
+    return decode_sg_desc(d);
+}
+
+namespace {
+
+// Writes the descriptors at `off` of out; the caller has checked the room.
+void store_descs(rt::MutBytes out, usize off, rt::Span<const SgDescFields> descs) {
+    for (usize i = 0; i < descs.size(); ++i)
+        store(out, off + i * sizeof(SgDesc), encode_sg_desc(descs.data()[i]));
+}
+
+}  // namespace
+
+rt::Result<usize> encode_info_rsp(rt::MutBytes out, rt::Span<const SgDescFields> descs) {
+    if (descs.size() > 0xffff) return rt::err(rt::errc::inval);
+    const usize total = info_rsp_size(descs.size());
+    if (out.size() < total) return rt::err(rt::errc::nobufs);
+    InfoRspHdr h;
+    zero(&h);
+    h.type.set(raw(MsgType::InfoRsp));
+    h.sg_cnt.set(static_cast<u16>(descs.size()));
+    if (!store(out, 0, h)) return rt::err(rt::errc::nobufs);
+    store_descs(out, sizeof(h), descs);
+    return total;
+}
+
+rt::Result<SgDescList> parse_info_rsp(rt::Bytes msg) {
+    InfoRspHdr h;
+    if (!load(msg, 0, &h)) return rt::err(rt::errc::badmsg);
+    if (h.type.get() != raw(MsgType::InfoRsp)) return rt::err(rt::errc::proto);
+    const u16 n = h.sg_cnt.get();
+    if (n == 0) return rt::err(rt::errc::inval);
+    rt::Bytes descs;
+    if (!msg.sub(sizeof(h), usize{n} * sizeof(SgDesc), &descs)) return rt::err(rt::errc::badmsg);
+    return SgDescList(descs, n);
+}
+
+rt::Result<void> check_info_rsp(const SgDescList& descs, u32 queue_depth, u32 chunk_size) {
+    const u32 n = descs.count();
+    if (n == 0 || chunk_size == 0 || queue_depth % n != 0) return rt::err(rt::errc::inval);
+    if (rt::bits_for(n) + rt::bits_for(chunk_size) > kImmPayloadBits)
+        return rt::err(rt::errc::inval);
+    u64 chunks = 0;
+    for (usize i = 0; i < n; ++i) {
+        const u32 len = descs.at(i).len;
+        if (len == 0 || len % chunk_size != 0) return rt::err(rt::errc::inval);
+        chunks += len / chunk_size;
+    }
+    if (chunks != queue_depth) return rt::err(rt::errc::inval);
+    return {};
+}
+
+rt::Result<usize> encode_rkey_rsp(rt::MutBytes out, const RkeyRspFields& f) {
+    RkeyRsp m;
+    m.type.set(raw(MsgType::RkeyRsp));
+    m.buf_id.set(f.buf_id);
+    m.rkey.set(f.rkey);
+    if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
+    return sizeof(m);
+}
+
+rt::Result<RkeyRspFields> parse_rkey_rsp(rt::Bytes msg) {
+    RkeyRsp m;
+    if (!load(msg, 0, &m)) return rt::err(rt::errc::badmsg);
+    if (m.type.get() != raw(MsgType::RkeyRsp)) return rt::err(rt::errc::proto);
+    RkeyRspFields f;
+    f.buf_id = m.buf_id.get();
+    f.rkey = m.rkey.get();
+    return f;
+}
+
+rt::Result<u16> parse_msg_type(rt::Bytes msg) {
+    MsgHdr h;
+    if (!load(msg, 0, &h)) return rt::err(rt::errc::badmsg);
+    return h.type.get();
+}
+
+// --- I/O requests ----------------------------------------------------------------
+
+namespace {
+
+// The data and user header in front of the RTRS header at off.
+rt::Result<void> place_usr(IoReq* r, u32 off, u16 usr_len) {
+    if (usr_len > off) return rt::err(rt::errc::inval);
+    r->hdr_off = off;
+    r->usr_len = usr_len;
+    r->usr_off = off - usr_len;
+    r->data_len = r->usr_off;
+    return {};
+}
+
+}  // namespace
+
+rt::Result<IoReq> parse_rdma_write(rt::Bytes chunk, u32 off) {
+    RdmaWrite m;
+    if (!load(chunk, off, &m)) return rt::err(rt::errc::badmsg);
+    if (m.type.get() != raw(MsgType::Write)) return rt::err(rt::errc::proto);
+    IoReq r;
+    r.type = MsgType::Write;
+    RT_TRY(place_usr(&r, off, m.usr_len.get()));
+    return r;
+}
+
+rt::Result<IoReq> parse_rdma_read(rt::Bytes chunk, u32 off, u32 max_desc) {
+    RdmaReadHdr m;
+    if (!load(chunk, off, &m)) return rt::err(rt::errc::badmsg);
+    if (m.type.get() != raw(MsgType::Read)) return rt::err(rt::errc::proto);
+    // The reference checks sg_cnt before usr_len; so do we.
+    const u16 n = m.sg_cnt.get();
+    if (n > max_desc) return rt::err(rt::errc::inval);
+    IoReq r;
+    r.type = MsgType::Read;
+    RT_TRY(place_usr(&r, off, m.usr_len.get()));
+    r.flags = m.flags.get();
+    rt::Bytes descs;
+    if (!chunk.sub(usize{off} + sizeof(m), usize{n} * sizeof(SgDesc), &descs))
+        return rt::err(rt::errc::badmsg);
+    r.desc = SgDescList(descs, n);
+    for (usize i = 0; i < n; ++i) {
+        const u32 len = r.desc.at(i).len;
+        if (len == 0 || len > chunk.size()) return rt::err(rt::errc::inval);
+    }
+    return r;
+}
+
+rt::Result<IoReq> parse_io_req(rt::Bytes chunk, u32 off, u32 max_desc) {
+    MsgHdr h;
+    if (!load(chunk, off, &h)) return rt::err(rt::errc::badmsg);
+    const u16 type = h.type.get();
+    if (type == raw(MsgType::Write)) return parse_rdma_write(chunk, off);
+    if (type == raw(MsgType::Read)) return parse_rdma_read(chunk, off, max_desc);
+    return rt::err(rt::errc::proto);
+}
+
+rt::Result<usize> encode_rdma_write(rt::MutBytes out, u16 usr_len) {
+    RdmaWrite m;
+    m.type.set(raw(MsgType::Write));
+    m.usr_len.set(usr_len);
+    if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
+    return sizeof(m);
+}
+
+rt::Result<usize> encode_rdma_read(rt::MutBytes out, u16 usr_len, u16 flags,
+                                   rt::Span<const SgDescFields> descs) {
+    if (descs.size() > 0xffff) return rt::err(rt::errc::inval);
+    const usize total = sizeof(RdmaReadHdr) + descs.size() * sizeof(SgDesc);
+    if (out.size() < total) return rt::err(rt::errc::nobufs);
+    RdmaReadHdr m;
+    m.type.set(raw(MsgType::Read));
+    m.usr_len.set(usr_len);
+    m.flags.set(flags);
+    m.sg_cnt.set(static_cast<u16>(descs.size()));
+    if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
+    store_descs(out, sizeof(m), descs);
+    return total;
+}
+
+}  // namespace wire

@@ -1,0 +1,142 @@
+#!/bin/bash
+# Stage 2 of the run-guest VM.  guest-init.sh (busybox, in the initramfs)
+# switch_root's into an overlay of the host's / and execs this file with the
+# host's bash as PID 1.  It:
+#   - sets up the usual pseudo filesystems, a fresh /tmp and /run,
+#   - mounts the writable results folder (9p tag "rtrsout") at the same
+#     absolute path as on the host,
+#   - optionally bind-mounts another kernel's modules over /lib/modules/VER,
+#   - runs the command script written by run-guest,
+#   - saves the kernel log, prints RTRSVM-EXIT-STATUS=<n> and powers off.
+# Parameters come from the kernel command line (percent-encoded values):
+#   rtrsvm.out=DIR rtrsvm.script=FILE rtrsvm.kver=VER rtrsvm.modroot=DIR
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C
+umask 022
+
+say() { echo "rtrsvm: $*"; }
+
+power_off() {
+	sync
+	echo o >/proc/sysrq-trigger
+	# PID 1 must never exit (the kernel would panic); wait for the power-off.
+	sleep 20
+	say "sysrq power-off did not happen, forcing"
+	/bin/busybox poweroff -f
+	while :; do sleep 1; done
+}
+
+fatal() {
+	say "FATAL: $*"
+	power_off
+}
+
+# is_mounted DIR (bash builtins only: every exec is slow under TCG)
+is_mounted() {
+	local _dev mp _rest
+	while read -r _dev mp _rest; do
+		# Mount points are octal-escaped there (space is \040).
+		[[ $mp == *\\* ]] && printf -v mp '%b' "$mp"
+		[ "$mp" = "$1" ] && return 0
+	done </proc/self/mounts
+	return 1
+}
+
+# mount_once FSTYPE SOURCE DIR [OPTIONS]
+mount_once() {
+	is_mounted "$3" && return 0
+	[ -d "$3" ] || mkdir -p "$3"
+	mount -t "$1" ${4:+-o "$4"} "$2" "$3"
+}
+
+has_fs() {
+	local line
+	while read -r line; do
+		[ "${line##*[[:space:]]}" = "$1" ] && return 0
+	done </proc/filesystems
+	return 1
+}
+
+decode() {
+	local v=${1//%/\\x}
+	printf '%b' "$v"
+}
+
+# --- pseudo filesystems ----------------------------------------------------
+# guest-init.sh normally did all of this already; only fill in the gaps.
+[ -r /proc/self/mounts ] || mount -t proc proc /proc
+mount_once sysfs sysfs /sys
+mount_once devtmpfs devtmpfs /dev
+mount_once devpts devpts /dev/pts gid=5,mode=620,ptmxmode=666
+mount_once tmpfs tmpfs /dev/shm mode=1777,nosuid,nodev
+for l in fd:/proc/self/fd stdin:/proc/self/fd/0 stdout:/proc/self/fd/1 stderr:/proc/self/fd/2; do
+	[ -e "/dev/${l%%:*}" ] || ln -sfn "${l#*:}" "/dev/${l%%:*}"
+done
+mount_once tmpfs tmpfs /tmp mode=1777,nosuid,nodev
+mount_once tmpfs tmpfs /run mode=0755,nosuid,nodev
+[ -d /run/lock ] || mkdir -p /run/lock /run/shm
+if has_fs debugfs; then
+	mount_once debugfs debugfs /sys/kernel/debug
+fi
+if has_fs tracefs && [ -d /sys/kernel/tracing ]; then
+	mount_once tracefs tracefs /sys/kernel/tracing
+fi
+has_fs configfs || modprobe -q configfs 2>/dev/null
+if has_fs configfs && [ -d /sys/kernel/config ]; then
+	mount_once configfs configfs /sys/kernel/config
+fi
+
+# --- parameters ------------------------------------------------------------
+out='' script='' kver='' modroot=''
+read -r -a cmdline </proc/cmdline
+for arg in "${cmdline[@]}"; do
+	case "$arg" in
+	rtrsvm.out=*) out=$(decode "${arg#*=}") ;;
+	rtrsvm.script=*) script=$(decode "${arg#*=}") ;;
+	rtrsvm.kver=*) kver=$(decode "${arg#*=}") ;;
+	rtrsvm.modroot=*) modroot=$(decode "${arg#*=}") ;;
+	esac
+done
+[ -n "$out" ] || fatal "rtrsvm.out= missing from the kernel command line"
+[ -n "$script" ] || fatal "rtrsvm.script= missing from the kernel command line"
+
+# --- results folder (writable, same path as on the host) -------------------
+if ! is_mounted "$out"; then
+	mkdir -p "$out" || fatal "cannot create $out"
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 rtrsout "$out" ||
+		fatal "cannot mount the results folder at $out"
+fi
+
+# --- another kernel's modules ----------------------------------------------
+if [ -n "$modroot" ]; then
+	[ -n "$kver" ] || kver=$(uname -r)
+	src="$modroot/lib/modules/$kver"
+	if [ -d "$src" ]; then
+		mkdir -p "/lib/modules/$kver"
+		mount --bind "$src" "/lib/modules/$kver" ||
+			fatal "cannot bind-mount $src"
+	else
+		say "warning: $src does not exist, keeping /lib/modules/$kver"
+	fi
+fi
+
+# --- misc ------------------------------------------------------------------
+read -r hn </proc/sys/kernel/hostname
+[ "$hn" = rtrsvm ] || echo rtrsvm >/proc/sys/kernel/hostname
+read -r lo_flags </sys/class/net/lo/flags
+if ((!(lo_flags & 1))); then
+	ip link set lo up 2>/dev/null || say "warning: could not bring lo up"
+fi
+
+# --- the command -------------------------------------------------------------
+cd / || true
+[ -f "$script" ] || fatal "command script $script not found"
+env -i TERM=dumb /bin/bash --noprofile --norc "$script" </dev/null
+status=$?
+
+dmesg >"$out/dmesg.txt" 2>&1 || say "warning: dmesg failed"
+sync
+printf '\nRTRSVM-EXIT-STATUS=%d\n' "$status"
+umount "$out" 2>/dev/null
+power_off
