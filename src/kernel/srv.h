@@ -52,7 +52,17 @@ struct rtrs_srv_dev {
 	struct ib_pd *pd;
 };
 
+/*
+ * What a cm_id's context points to: the listening id carries its context,
+ * a connection's id its connection. The first member of both says which.
+ */
+enum rtrs_srv_cm_kind {
+	RTRS_SRV_CM_LISTEN = 0x4c53544e,	/* "LSTN" */
+	RTRS_SRV_CM_CON = 0x434f4e4e,		/* "CONN" */
+};
+
 struct rtrs_srv_ctx {
+	enum rtrs_srv_cm_kind kind;	/* RTRS_SRV_CM_LISTEN */
 	struct rtrs_srv_ops ops;
 	u16 port;
 	struct rdma_cm_id *listen_id;
@@ -139,6 +149,7 @@ struct rtrs_srv_path {
 };
 
 struct rtrs_srv_con {
+	enum rtrs_srv_cm_kind kind;	/* RTRS_SRV_CM_CON */
 	struct rtrs_srv_path *path;
 	struct rdma_cm_id *cm_id;
 	struct ib_qp *qp;

@@ -24,6 +24,11 @@ static int rtrs_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *e
 					       ev->param.conn.private_data,
 					       ev->param.conn.private_data_len);
 
+	if (*(enum rtrs_srv_cm_kind *)cm_id->context != RTRS_SRV_CM_CON) {
+		/* the listener: it is not bound to a device, so this is news */
+		pr_info("listener: ignoring %s (%d)\n", rdma_event_msg(ev->event), ev->status);
+		return 0;
+	}
 	con = cm_id->context;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -94,6 +99,7 @@ struct rtrs_srv_ctx *rtrs_srv_open(struct rtrs_srv_ops *ops, u16 port)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
+	ctx->kind = RTRS_SRV_CM_LISTEN;
 	ctx->ops = *ops;
 	ctx->port = port;
 	mutex_init(&ctx->lock);
@@ -154,11 +160,13 @@ void rtrs_srv_set_sess_priv(struct rtrs_srv_sess *sess, void *priv)
 }
 EXPORT_SYMBOL(rtrs_srv_set_sess_priv);
 
+/* As upstream: the name once a path is up (else -ENOTCONN), cut to fit. */
 int rtrs_srv_get_path_name(struct rtrs_srv_sess *sess, char *pathname, size_t len)
 {
-	ssize_t n = strscpy(pathname, sess->name, len);
-
-	return n < 0 ? n : 0;
+	if (!sess->name[0])
+		return -ENOTCONN;
+	strscpy(pathname, sess->name, len);
+	return 0;
 }
 EXPORT_SYMBOL(rtrs_srv_get_path_name);
 

@@ -294,6 +294,7 @@ static struct rtrs_srv_con *rtrs_srv_create_con(struct rtrs_srv_path *path,
 	con = kzalloc(sizeof(*con), GFP_KERNEL);
 	if (!con)
 		return ERR_PTR(-ENOMEM);
+	con->kind = RTRS_SRV_CM_CON;
 	con->path = path;
 	con->cm_id = cm_id;
 	con->cid = cid;
