@@ -129,3 +129,55 @@ extern "C" int rtrs_core_format_rdma_stats(char* buf, rt::usize cap, rt::u64 rea
         .put(' ').dec(inflight).put('\n');
     return static_cast<int>(out.len());
 }
+
+extern "C" int rtrs_core_locate_io(rt::u32 payload, int queue_depth, rt::u32 chunk_size,
+                                   rt::u32* chunk_id, rt::u32* offset) {
+    if (queue_depth <= 0) return -rt::errc::range;
+    auto r = wire::io_req_locate(payload, static_cast<rt::u32>(queue_depth), chunk_size);
+    if (!r.ok()) return -r.error();
+    *chunk_id = r.value().chunk_id;
+    *offset = r.value().offset;
+    return 0;
+}
+
+extern "C" int rtrs_core_parse_io_req(const void* chunk, rt::usize chunk_size, rt::u32 off,
+                                      rtrs_core_io_req* req, char* why, rt::usize why_len) {
+    auto r = wire::parse_io_req(bytes(chunk, chunk_size), off, wire::kMaxReadDesc);
+    if (!r.ok()) {
+        rt::StrBuf out(why, why_len);
+        switch (r.error()) {
+        case rt::errc::proto: out.put("unknown message type"); break;
+        case rt::errc::badmsg: out.put("request header runs past the chunk"); break;
+        default: out.put("invalid request (user header or descriptor)"); break;
+        }
+        out.put(" at offset ").dec(off);
+        return -r.error();
+    }
+    const wire::IoReq& io = r.value();
+    *req = rtrs_core_io_req{};
+    req->type = io.type == wire::MsgType::Read ? RTRS_CORE_IO_READ : RTRS_CORE_IO_WRITE;
+    req->data_len = io.data_len;
+    req->usr_len = io.usr_len;
+    req->bytes = io.hdr_off;
+    req->need_inval = io.need_inval() ? 1 : 0;
+    req->sg_cnt = static_cast<unsigned char>(io.desc.count());
+    if (io.desc.count()) {
+        wire::SgDescFields d = io.desc.at(0);
+        req->addr = d.addr;
+        req->key = d.key;
+        req->len = d.len;
+    }
+    return 0;
+}
+
+extern "C" rt::u32 rtrs_core_io_rsp_imm(rt::u32 msg_id, int err, int with_inval) {
+    return wire::io_rsp_imm(msg_id, err, with_inval != 0);
+}
+
+extern "C" rt::usize rtrs_core_rkey_rsp_size(void) { return sizeof(wire::RkeyRsp); }
+
+extern "C" void rtrs_core_build_rkey_rsp(void* buf, rt::u16 buf_id, rt::u32 rkey) {
+    auto r = wire::encode_rkey_rsp(mut_bytes(buf, sizeof(wire::RkeyRsp)),
+                                   wire::RkeyRspFields{buf_id, rkey});
+    if (!r.ok()) rtrs_env_fatal("rtrs_core_build_rkey_rsp: encoding failed");
+}

@@ -84,6 +84,48 @@ __UINT32_TYPE__ rtrs_core_imm_payload(__UINT32_TYPE__ imm);
 /* Bits of an I/O immediate that number the chunk, for a queue depth. */
 unsigned int rtrs_core_chunk_bits(int queue_depth);
 
+/* --- I/O ---------------------------------------------------------------- */
+
+/*
+ * An I/O request's immediate payload: the chunk and the offset of the
+ * request's header in it. Returns 0, or -ERANGE when either is out of range.
+ */
+int rtrs_core_locate_io(__UINT32_TYPE__ payload, int queue_depth,
+			__UINT32_TYPE__ chunk_size, __UINT32_TYPE__ *chunk_id,
+			__UINT32_TYPE__ *offset);
+
+#define RTRS_CORE_IO_WRITE 2u
+#define RTRS_CORE_IO_READ 3u
+
+/* A request found in its chunk, checked against the chunk's bounds. */
+struct rtrs_core_io_req {
+	__UINT32_TYPE__ type;		/* RTRS_CORE_IO_WRITE or _READ */
+	__UINT32_TYPE__ data_len;	/* data at the chunk's start */
+	__UINT32_TYPE__ usr_len;	/* the ULP's header, right after the data */
+	__UINT32_TYPE__ bytes;		/* data + header: what the stats count */
+	unsigned char need_inval;	/* read: invalidate the client's key */
+	unsigned char sg_cnt;		/* read: 0 or 1 descriptor */
+	__UINT64_TYPE__ addr;		/* read: where the data goes */
+	__UINT32_TYPE__ key;
+	__UINT32_TYPE__ len;
+};
+
+/*
+ * Parses the request whose header is at offset off of the chunk. Returns 0,
+ * or a negative errno with the reason: -EPROTO for an unknown message type
+ * (the path must close), others for a request that is to be failed.
+ */
+int rtrs_core_parse_io_req(const void *chunk, __SIZE_TYPE__ chunk_size,
+			   __UINT32_TYPE__ off, struct rtrs_core_io_req *req,
+			   char *why, __SIZE_TYPE__ why_len);
+
+/* The response immediate for a request (err 0 or a negative errno). */
+__UINT32_TYPE__ rtrs_core_io_rsp_imm(__UINT32_TYPE__ msg_id, int err, int with_inval);
+
+/* The new-key message that follows each response when always_invalidate. */
+__SIZE_TYPE__ rtrs_core_rkey_rsp_size(void);
+void rtrs_core_build_rkey_rsp(void *buf, __UINT16_TYPE__ buf_id, __UINT32_TYPE__ rkey);
+
 /* Heartbeats: every 5 s; a path that stays silent is dead. */
 #define RTRS_CORE_HB_INTERVAL_MS 5000
 enum rtrs_core_hb_action {

@@ -95,13 +95,33 @@ enum rtrs_srv_path_state {
 	RTRS_SRV_PATH_CLOSED,
 };
 
+struct rtrs_srv_path;
+struct rtrs_srv_con;
+
 /* One memory registration over one or more chunks of the session. */
 struct rtrs_srv_mr {
 	struct ib_mr *mr;
 	struct sg_table sgt;
+	/* always_invalidate only (one chunk per registration): */
+	struct ib_cqe inv_cqe;		/* the local invalidation before a request */
+	struct rtrs_srv_con *inv_con;	/* where the request came in */
+	u32 inv_off;			/* and the offset of its header */
+	void *rkey_msg;			/* the new key, sent with the response */
+	u64 rkey_msg_dma;
 };
 
-struct rtrs_srv_con;
+/* One I/O request, from its arrival until the ULP answers it. */
+struct rtrs_srv_op {
+	struct rtrs_srv_path *path;
+	struct rtrs_srv_con *con;
+	u32 msg_id;			/* = its chunk */
+	bool read;
+	bool need_inval;
+	u8 sg_cnt;
+	u64 addr;			/* read: the client's buffer */
+	u32 key;
+	u32 len;
+};
 
 struct rtrs_srv_stats {
 	atomic64_t read_cnt;
@@ -134,7 +154,9 @@ struct rtrs_srv_path {
 
 	struct rtrs_srv_mr *mrs;
 	unsigned int mrs_num;
-	u32 mem_bits;	/* offset bits of an I/O immediate */
+	u64 *chunk_dma;	/* DMA address of each chunk on this path's device */
+	struct rtrs_srv_op *ops;	/* one per chunk */
+	wait_queue_head_t inflight_wq;	/* teardown waits for answers */
 
 	struct delayed_work hb_work;
 	unsigned int hb_missed;
@@ -173,6 +195,15 @@ int rtrs_srv_handle_connect(struct rtrs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 void rtrs_srv_close_path(struct rtrs_srv_path *path);
 void rtrs_srv_close_ctx_paths(struct rtrs_srv_ctx *ctx);
 void rtrs_srv_close_dev_paths(struct ib_device *ib_dev);
+
+/* srv_io.c */
+void rtrs_srv_io_request(struct rtrs_srv_con *con, u32 payload);
+int rtrs_srv_io_init_path(struct rtrs_srv_path *path);
+void rtrs_srv_io_free_path(struct rtrs_srv_path *path);
+void rtrs_srv_io_wait_answers(struct rtrs_srv_path *path);
+
+/* srv_path.c, for srv_io.c */
+extern struct ib_cqe rtrs_srv_send_cqe;
 
 /* srv_sysfs.c */
 void rtrs_srv_sysfs_init_sess(struct rtrs_srv_sess *sess);

@@ -175,14 +175,3 @@ int rtrs_srv_get_queue_depth(struct rtrs_srv_sess *sess)
 	return sess->queue_depth;
 }
 EXPORT_SYMBOL(rtrs_srv_get_queue_depth);
-
-/*
- * No request reaches a ULP yet (the data plane is the next piece of work),
- * so there is nothing this could legitimately complete.
- */
-bool rtrs_srv_resp_rdma(struct rtrs_srv_op *id, int errno)
-{
-	WARN_ONCE(1, "rtrs_srv_resp_rdma called, but no I/O request was handed out\n");
-	return false;
-}
-EXPORT_SYMBOL(rtrs_srv_resp_rdma);

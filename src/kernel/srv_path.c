@@ -29,7 +29,7 @@ static void rtrs_srv_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static void rtrs_srv_info_req_done(struct ib_cq *cq, struct ib_wc *wc);
 
 static struct ib_cqe rtrs_srv_recv_cqe = { .done = rtrs_srv_recv_done };
-static struct ib_cqe rtrs_srv_send_cqe = { .done = rtrs_srv_send_done };
+struct ib_cqe rtrs_srv_send_cqe = { .done = rtrs_srv_send_done };
 
 /* --- path state ---------------------------------------------------------- */
 
@@ -161,6 +161,8 @@ static void rtrs_srv_unmap_chunks(struct rtrs_srv_path *path)
 	kfree(path->mrs);
 	path->mrs = NULL;
 	path->mrs_num = 0;
+	kfree(path->chunk_dma);
+	path->chunk_dma = NULL;
 }
 
 /*
@@ -183,8 +185,14 @@ static int rtrs_srv_map_chunks(struct rtrs_srv_path *path)
 	}
 	mrs_num = DIV_ROUND_UP(sess->queue_depth, per_mr);
 	path->mrs = kcalloc(mrs_num, sizeof(*path->mrs), GFP_KERNEL);
-	if (!path->mrs)
+	path->chunk_dma = kcalloc(sess->queue_depth, sizeof(*path->chunk_dma), GFP_KERNEL);
+	if (!path->mrs || !path->chunk_dma) {
+		kfree(path->mrs);
+		kfree(path->chunk_dma);
+		path->mrs = NULL;
+		path->chunk_dma = NULL;
 		return -ENOMEM;
+	}
 
 	for (i = 0, first = 0; i < mrs_num; i++, first += per_mr) {
 		struct rtrs_srv_mr *m = &path->mrs[i];
@@ -212,6 +220,18 @@ static int rtrs_srv_map_chunks(struct rtrs_srv_path *path)
 			err = nr < 0 ? nr : -EINVAL;
 			goto dereg;
 		}
+		/* Mapped entries may merge chunks: walk them a chunk at a time. */
+		{
+			unsigned int c = first;
+
+			for_each_sg(m->sgt.sgl, sg, mapped, j) {
+				u64 dma = sg_dma_address(sg);
+				u64 end = dma + sg_dma_len(sg);
+
+				for (; dma < end && c < first + n; dma += rtrs_srv_max_chunk_size)
+					path->chunk_dma[c++] = dma;
+			}
+		}
 		ib_update_fast_reg_key(m->mr, ib_inc_rkey(m->mr->rkey));
 		path->mrs_num++;
 		continue;
@@ -223,7 +243,6 @@ free_sgt:
 		sg_free_table(&m->sgt);
 		goto err;
 	}
-	path->mem_bits = RTRS_CORE_IMM_PAYLOAD_BITS - rtrs_core_chunk_bits(sess->queue_depth);
 	return 0;
 err:
 	pr_err("%s: cannot register the session's chunks: %d\n", path->name, err);
@@ -435,10 +454,7 @@ static void rtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	case RTRS_CORE_IMM_HB_ACK:
 		break;
 	case RTRS_CORE_IMM_IO_REQ:
-		/* The data plane is not built yet: refuse rather than guess. */
-		pr_err_ratelimited("%s: I/O requests are not supported yet; closing the path\n",
-				   path->name);
-		rtrs_srv_close_path(path);
+		rtrs_srv_io_request(con, rtrs_core_imm_payload(imm));
 		break;
 	default:
 		pr_err_ratelimited("%s: unknown immediate type %u; closing the path\n",
@@ -700,6 +716,8 @@ static void rtrs_srv_close_work(struct work_struct *work)
 	}
 	cancel_delayed_work_sync(&path->hb_work);
 	cancel_work_sync(&path->info_work);
+	/* Requests the ULP holds are answered (into the void) before it is told. */
+	rtrs_srv_io_wait_answers(path);
 
 	mutex_lock(&ctx->lock);
 	rtrs_srv_sysfs_remove_path(path);
@@ -724,6 +742,7 @@ static void rtrs_srv_close_work(struct work_struct *work)
 		kfree(con);
 		path->cons[cid] = NULL;
 	}
+	rtrs_srv_io_free_path(path);
 	rtrs_srv_unmap_chunks(path);
 	if (path->info_rsp) {
 		ib_dma_unmap_single(path->dev->ib_dev, path->info_rsp_dma,
@@ -836,6 +855,7 @@ static struct rtrs_srv_path *rtrs_srv_alloc_path(struct rtrs_srv_sess *sess,
 	INIT_WORK(&path->close_work, rtrs_srv_close_work);
 	INIT_WORK(&path->info_work, rtrs_srv_info_work);
 	INIT_DELAYED_WORK(&path->hb_work, rtrs_srv_hb_work);
+	init_waitqueue_head(&path->inflight_wq);
 	memcpy(&path->client_addr, &cm_id->route.addr.dst_addr, sizeof(path->client_addr));
 	memcpy(&path->server_addr, &cm_id->route.addr.src_addr, sizeof(path->server_addr));
 	n = rtrs_srv_format_addr((struct sockaddr *)&path->client_addr, path->name,
@@ -854,10 +874,15 @@ static struct rtrs_srv_path *rtrs_srv_alloc_path(struct rtrs_srv_sess *sess,
 	err = rtrs_srv_map_chunks(path);
 	if (err)
 		goto put_dev;
+	err = rtrs_srv_io_init_path(path);
+	if (err)
+		goto unmap;
 	list_add_tail(&path->entry, &sess->paths);
 	sess->paths_num++;
 	return path;
 
+unmap:
+	rtrs_srv_unmap_chunks(path);
 put_dev:
 	rtrs_srv_dev_put(path->dev);
 free_cons:

@@ -202,3 +202,72 @@ TEST(ProtoSysfs, RdmaStatsLine) {
     n = rtrs_core_format_rdma_stats(buf, sizeof(buf), 18446744073709551615ull, 0, 0, 0, 0);
     EXPECT_STREQ(buf, "18446744073709551615 0 0 0 0\n");
 }
+
+TEST(ProtoIo, LocateChecksChunkAndOffset) {
+    unsigned id = 99, off = 99;
+    // depth 512: 9 bits of chunk id, 19 bits of offset
+    ASSERT_EQ(rtrs_core_locate_io((5u << 19) | 4112u, 512, 131072, &id, &off), 0);
+    EXPECT_EQ(id, 5u);
+    EXPECT_EQ(off, 4112u);
+    EXPECT_EQ(rtrs_core_locate_io((500u << 19) | 0u, 400, 131072, &id, &off), -ERANGE);
+    EXPECT_EQ(rtrs_core_locate_io((5u << 19) | 131072u, 512, 131072, &id, &off), -ERANGE);
+}
+
+TEST(ProtoIo, WriteAndReadRequests) {
+    std::vector<unsigned char> chunk(8192, 0);
+    // A write of 4096 data bytes and a 16-byte user header: the header at 4112.
+    chunk[4112] = 2;  // type WRITE, le16
+    chunk[4114] = 16;  // usr_len
+    rtrs_core_io_req req{};
+    char why[96];
+    ASSERT_EQ(rtrs_core_parse_io_req(chunk.data(), chunk.size(), 4112, &req, why, sizeof(why)), 0)
+        << why;
+    EXPECT_EQ(req.type, RTRS_CORE_IO_WRITE);
+    EXPECT_EQ(req.data_len, 4096u);
+    EXPECT_EQ(req.usr_len, 16u);
+    EXPECT_EQ(req.bytes, 4112u);
+
+    // A read: type 3, usr_len 16, flags NEED_INVAL, sg_cnt 1, one descriptor.
+    std::vector<unsigned char> r(8192, 0);
+    const unsigned char hdr[] = {3, 0, 16, 0, 1, 0, 1, 0,
+                                 0x00, 0x10, 0, 0, 0, 0, 0, 0,  // addr 0x1000
+                                 0x44, 0x33, 0x22, 0x11,        // key
+                                 0x00, 0x10, 0, 0};             // len 4096
+    std::memcpy(&r[4112], hdr, sizeof(hdr));
+    ASSERT_EQ(rtrs_core_parse_io_req(r.data(), r.size(), 4112, &req, why, sizeof(why)), 0) << why;
+    EXPECT_EQ(req.type, RTRS_CORE_IO_READ);
+    EXPECT_EQ(req.need_inval, 1);
+    EXPECT_EQ(req.sg_cnt, 1);
+    EXPECT_EQ(req.addr, 0x1000u);
+    EXPECT_EQ(req.key, 0x11223344u);
+    EXPECT_EQ(req.len, 4096u);
+    EXPECT_EQ(req.bytes, 4112u);
+}
+
+TEST(ProtoIo, BadRequests) {
+    std::vector<unsigned char> chunk(8192, 0);
+    rtrs_core_io_req req{};
+    char why[96];
+    chunk[100] = 7;  // unknown type: the path must close
+    EXPECT_EQ(rtrs_core_parse_io_req(chunk.data(), chunk.size(), 100, &req, why, sizeof(why)),
+              -EPROTO);
+    chunk[100] = 2;
+    chunk[102] = 200;  // usr_len 200 > offset 100
+    EXPECT_EQ(rtrs_core_parse_io_req(chunk.data(), chunk.size(), 100, &req, why, sizeof(why)),
+              -EINVAL);
+    // a write header (4 bytes) that would run past the chunk
+    chunk[8190] = 2;
+    EXPECT_EQ(rtrs_core_parse_io_req(chunk.data(), chunk.size(), 8190, &req, why, sizeof(why)),
+              -EBADMSG);
+}
+
+TEST(ProtoIo, ResponseImmediateAndRkeyMessage) {
+    // type 1 (2 with invalidation), errno magnitude in bits 19..27, id in 0..18
+    EXPECT_EQ(rtrs_core_io_rsp_imm(5, 0, 0), 0x10000005u);
+    EXPECT_EQ(rtrs_core_io_rsp_imm(5, -EIO, 1), 0x20000000u | (5u << 19) | 5u);
+    ASSERT_EQ(rtrs_core_rkey_rsp_size(), 8u);
+    unsigned char b[8];
+    rtrs_core_build_rkey_rsp(b, 0x0102, 0xA1B2C3D4);
+    const unsigned char want[8] = {4, 0, 0x02, 0x01, 0xD4, 0xC3, 0xB2, 0xA1};
+    EXPECT_EQ(std::memcmp(b, want, 8), 0);
+}
