@@ -34,3 +34,13 @@ load_deps() {
 		modprobe "$dep" || { echo "cannot modprobe $dep"; return 1; }
 	done
 }
+
+# wait_gone PATH SECONDS: true once PATH no longer exists.
+wait_gone() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ -e "$1" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
