@@ -683,7 +683,7 @@ static void rtrs_srv_info_work(struct work_struct *work)
 	}
 	queue_delayed_work(rtrs_srv_wq, &path->hb_work,
 			   msecs_to_jiffies(RTRS_CORE_HB_INTERVAL_MS));
-	pr_info("%s: path %s of session %s is up\n", path->name, path->name, sess->name);
+	pr_info("%s: path %s is up\n", sess->name, path->name);
 	return;
 
 unlock_close:

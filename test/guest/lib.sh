@@ -44,3 +44,13 @@ wait_gone() {
 	done
 	return 1
 }
+
+# wait_exists PATH SECONDS: true once PATH exists.
+wait_exists() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}

@@ -16,14 +16,16 @@ ctl=/sys/devices/virtual/rnbd-client/ctl
 
 step() { echo "== $*"; }
 
-step "soft-RoCE on dummy0 (10.77.0.1 server, 10.77.0.2 client)"
+step "soft-RoCE: dummy0/rxe0 10.77.0.1 (server) 10.77.0.2 (client), dummy1/rxe1 10.78.0.x"
 modprobe -a rdma_rxe rdma_cm dummy null_blk brd || exit 1
 ip link set lo up
-ip link add dummy0 type dummy
-ip addr add 10.77.0.1/24 dev dummy0
-ip addr add 10.77.0.2/24 dev dummy0
-ip link set dummy0 up
-rdma link add rxe0 type rxe netdev dummy0 || exit 1
+for i in 0 1; do
+	ip link add dummy$i type dummy
+	ip addr add 10.$((77 + i)).0.1/24 dev dummy$i
+	ip addr add 10.$((77 + i)).0.2/24 dev dummy$i
+	ip link set dummy$i up
+	rdma link add rxe$i type rxe netdev dummy$i || exit 1
+done
 sleep 1
 
 step "server side: our rtrs-server (always_invalidate=$inval) + upstream rnbd-server"
@@ -38,13 +40,13 @@ insmod "$peers/src/rnbd/rnbd-client.ko" || exit 1
 
 # Backing devices: null_blk (reads zeros, drops writes) and a RAM disk.
 rd_kib=$(( (mib + 8) * 1024 ))
-rmmod brd && modprobe brd rd_nr=1 rd_size=$rd_kib || exit 1
-ls -l /dev/nullb0 /dev/ram0
+rmmod brd && modprobe brd rd_nr=2 rd_size=$rd_kib || exit 1
+ls -l /dev/nullb0 /dev/ram0 /dev/ram1
 
-map() {  # map SESSION DEVICE -> prints the new /dev/rnbdN
-	local before after
+map() {  # map SESSION DEVICE [PATHS] -> prints the new /dev/rnbdN
+	local before after paths=${3:-path=ip:10.77.0.2@ip:10.77.0.1}
 	before=$(ls /sys/block | grep rnbd | sort)
-	echo "sessname=$1 path=ip:10.77.0.2@ip:10.77.0.1 device_path=$2" > $ctl/map_device || return 1
+	echo "sessname=$1 $paths device_path=$2" > $ctl/map_device || return 1
 	for _ in $(seq 50); do
 		after=$(ls /sys/block | grep rnbd | sort)
 		new=$(comm -13 <(echo "$before") <(echo "$after"))
@@ -99,13 +101,34 @@ check "256 writes counted" test "$wc" -eq 256
 check "read bytes: 256 x (64 KiB + header)" test $((rb / 256 - 65536)) -gt 0 -a $((rb / 256 - 65536)) -le 4096
 check "write bytes: 256 x (64 KiB + header)" test $((wb / 256 - 65536)) -gt 0 -a $((wb / 256 - 65536)) -le 4096
 
+step "two paths (rxe0, rxe1); one is disconnected through our sysfs during I/O"
+p1=ip:10.77.0.2@ip:10.77.0.1 p2=ip:10.78.0.2@ip:10.78.0.1
+mdev=$(map mp /dev/ram1 "path=$p1 path=$p2")
+check "two-path map gives a device ($mdev)" test -b "$mdev"
+check "both paths in our class" wait_exists "$class/mp/paths/$p2" 20
+check "both paths in our class" test -d "$class/mp/paths/$p1"
+# a slower writer (small requests, synced) so that the cut lands mid-stream
+dd if=$pattern of="$mdev" bs=64k count=$((mib * 16)) oflag=direct status=none &
+writer=$!
+sleep 2
+check "disconnect path $p1 during I/O" sh -c "echo 1 > $class/mp/paths/$p1/disconnect"
+check "the writer finishes without an error" wait $writer
+read -r _ _ wc1 _ _ < "$class/mp/paths/$p2/stats/rdma"
+check "the other path carried writes ($wc1)" test "$wc1" -gt 0
+check "read back over the surviving path equals the pattern" \
+	cmp <(dd if="$mdev" bs=1M count=$mib iflag=direct status=none) $pattern
+check "the client brings the path back" wait_exists "$class/mp/paths/$p1" 90
+check "data still equal after the path is back" \
+	cmp <(dd if="$mdev" bs=1M count=$mib iflag=direct status=none) $pattern
+
 step "unmap: sessions go"
-for d in $dev $ndev; do
+for d in $dev $ndev $mdev; do
 	n=${d#/dev/}
 	check "unmap $n" sh -c "echo normal > /sys/block/$n/rnbd/unmap_device"
 done
 check "sessions gone from our class" wait_gone "$class/ram" 15
 check "session null gone" wait_gone "$class/null" 15
+check "session mp gone" wait_gone "$class/mp" 15
 
 step "unload"
 rmmod rnbd_client rtrs_client rtrs_core rnbd_server rtrs_server
