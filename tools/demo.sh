@@ -9,7 +9,7 @@ cd "$top"
 if [ "$(id -u)" -eq 0 ]; then
 	tools/install-deps.sh
 fi
-kver=${KVER:-$(tools/kernels.sh | head -n 1)}
+kver=${KVER:-$(tools/kernels.sh | awk "NR == 1")}
 build=${RTRS_BUILD_DIR:-$top/build}
 tools/build-module.sh "$kver" "$build/module/$kver"
 exec tools/vm/run-guest --kver "$kver" --out "$build/vm/demo-$kver" \

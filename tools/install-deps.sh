@@ -19,7 +19,7 @@ packages="
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
 	libibverbs-dev librdmacm-dev
-	iproute2 procps
+	iproute2 procps fio
 	googletest libgtest-dev libgmock-dev
 "
 missing=""
