@@ -5,8 +5,10 @@
 set -eu
 moddir=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/test/guest/lib.sh"
 echo "== guest kernel $(uname -r)"
-echo "== insmod $moddir/rtrs-server.ko"
+echo "== modprobe $(modinfo -F depends "$moddir/rtrs-server.ko"), insmod $moddir/rtrs-server.ko"
+load_deps "$moddir/rtrs-server.ko"
 insmod "$moddir/rtrs-server.ko"
 dmesg | grep rtrs_server | tail -n 3
 echo "== module parameters"
