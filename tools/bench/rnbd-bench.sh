@@ -19,5 +19,5 @@ tools/upstream/build-peers.sh --rnbd-server-against "$build/module/$kver" "$kver
 out=$build/bench/$kver-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 tools/vm/run-guest --kver "$kver" --out "$out/vm" --timeout 1800 \
-	-- "$top/tools/bench/rnbd-bench-guest.sh" "$build/module/$kver" "$build/peers/$kver" "$runtime" "$out"
-echo "table: $out/table.md"
+	-- "$top/tools/bench/rnbd-bench-guest.sh" "$build/module/$kver" "$build/peers/$kver" "$runtime" "$out/vm"
+echo "table: $out/vm/table.md (fio results beside it)"
