@@ -110,12 +110,17 @@ struct rtrs_srv_mr {
 	u64 rkey_msg_dma;
 };
 
-/* One I/O request, from its arrival until the ULP answers it. */
+/*
+ * One I/O request, from its arrival until the ULP answers it. The first
+ * three fields are laid out as upstream's, because upstream rnbd-server's
+ * trace event (rnbd-srv-trace.c, built with upstream's private header)
+ * reads op->dir.
+ */
 struct rtrs_srv_op {
-	struct rtrs_srv_path *path;
 	struct rtrs_srv_con *con;
 	u32 msg_id;			/* = its chunk */
-	bool read;
+	u8 dir;				/* READ or WRITE */
+	struct rtrs_srv_path *path;
 	bool need_inval;
 	u8 sg_cnt;
 	u64 addr;			/* read: the client's buffer */
@@ -182,6 +187,10 @@ struct rtrs_srv_con {
 	u64 info_dma;
 	struct ib_cqe info_cqe;
 };
+
+static_assert(offsetof(struct rtrs_srv_op, con) == 0);
+static_assert(offsetof(struct rtrs_srv_op, msg_id) == 8);
+static_assert(offsetof(struct rtrs_srv_op, dir) == 12);
 
 /* srv_dev.c */
 struct rtrs_srv_dev *rtrs_srv_dev_get(struct ib_device *ib_dev);

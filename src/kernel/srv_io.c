@@ -92,8 +92,8 @@ static int rtrs_srv_post_response(struct rtrs_srv_op *op, int status)
 {
 	struct rtrs_srv_path *path = op->path;
 	struct rtrs_srv_con *con = op->con;
-	bool send_data = !status && op->read && op->sg_cnt;
-	bool need_inval = op->read && op->need_inval && op->sg_cnt;
+	bool send_data = !status && op->dir == READ && op->sg_cnt;
+	bool need_inval = op->dir == READ && op->need_inval && op->sg_cnt;
 	struct ib_rdma_wr data_wr = {}, imm_wr = {};
 	struct ib_send_wr inv_wr = {};
 	struct ib_reg_wr reg_wr = {};
@@ -197,6 +197,7 @@ static void rtrs_srv_process(struct rtrs_srv_con *con, u32 id, u32 off)
 		.path = path,
 		.con = con,
 		.msg_id = id,
+		.dir = WRITE,
 	};
 	atomic_inc(&path->stats.inflight);
 	if (err) {
@@ -205,13 +206,13 @@ static void rtrs_srv_process(struct rtrs_srv_con *con, u32 id, u32 off)
 		rtrs_srv_resp_rdma(op, err);
 		return;
 	}
-	op->read = req.type == RTRS_CORE_IO_READ;
+	op->dir = req.type == RTRS_CORE_IO_READ ? READ : WRITE;
 	op->need_inval = req.need_inval;
 	op->sg_cnt = req.sg_cnt;
 	op->addr = req.addr;
 	op->key = req.key;
 	op->len = req.len;
-	rtrs_srv_stats_count(path, op->read, req.bytes);
+	rtrs_srv_stats_count(path, op->dir == READ, req.bytes);
 
 	err = sess->ctx->ops.rdma_ev(sess->priv, op, chunk, req.data_len,
 				     (u8 *)chunk + req.data_len, req.usr_len);
