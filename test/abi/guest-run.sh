@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs the ABI suite inside the guest: sets up two soft-RoCE devices on two
+# dummy interfaces, loads rtrs-server and rtrs-null, runs the suite, then
+# the unload test on its own, and checks that nothing is left.
+# Usage: guest-run.sh MODULE_DIR ABI_TEST_BINARY CLIENT_BINARY [gtest args]
+set -euo pipefail
+moddir=$1 tests=$2 client=$3
+shift 3
+. "$(dirname "$0")/../guest/lib.sh"
+
+echo "== network: dummy0/rxe0 10.77.0.0/24 fd00::/64, dummy1/rxe1 10.78.0.0/24"
+modprobe -a rdma_rxe rdma_ucm ib_uverbs rdma_cm dummy
+ip link set lo up
+for i in 0 1; do
+	ip link add dummy$i type dummy
+	ip link set dummy$i up
+	rdma link add rxe$i type rxe netdev dummy$i
+done
+ip addr add 10.77.0.1/24 dev dummy0
+ip addr add 10.77.0.2/24 dev dummy0
+ip -6 addr add fd00::1/64 dev dummy0 nodad
+ip -6 addr add fd00::2/64 dev dummy0 nodad
+ip addr add 10.78.0.1/24 dev dummy1
+ip addr add 10.78.0.2/24 dev dummy1
+rdma link show
+
+echo "== loading rtrs-server and rtrs-null from $moddir"
+load_deps "$moddir/rtrs-server.ko"
+insmod "$moddir/rtrs-server.ko"
+insmod "$moddir/rtrs-null.ko"
+
+export RTRS_CLIENT=$client
+status=0
+"$tests" --gtest_filter='-Unload.*' "$@" || status=1
+echo "== unload with live sessions"
+"$tests" --gtest_filter='Unload.*' "$@" || status=1
+if lsmod | grep -q '^rtrs_'; then
+	echo "FAIL: modules still loaded"; lsmod | grep '^rtrs_'
+	status=1
+fi
+exit $status

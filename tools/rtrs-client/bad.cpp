@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "bad.h"
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "loop.h"
+#include "path.h"
+#include "uuid.h"
+
+namespace rc {
+
+namespace {
+
+// How long the server gets to react to an info request or an immediate.
+constexpr int kReactMs = 10000;
+
+struct Ctx {
+    const BadConfig& cfg;
+    Loop& loop;
+
+    PathConfig path_config(uint16_t cid_num, const std::string& session) const {
+        PathConfig pc;
+        pc.src = cfg.src;
+        pc.dst = cfg.dst;
+        pc.port = cfg.port;
+        pc.session = session;
+        pc.paths_uuid = random_uuid();
+        pc.sess_uuid = random_uuid();
+        pc.cid_num = cid_num;
+        pc.first_conn = true;
+        pc.verbose = cfg.verbose;
+        return pc;
+    }
+};
+
+void print_result(const std::string& what) { std::printf("result: %s\n", what.c_str()); }
+
+std::string describe(const ConnOutcome& out) {
+    if (out.kind == ConnOutcome::Kind::Accepted) return "accepted";
+    if (out.has_rtrs_data) return strf("rejected errno=%d", out.server_errno);
+    return strf("rejected cm_status=%d", out.cm_status);
+}
+
+// The request as the reference client sends it, changed by edit.
+std::vector<uint8_t> edited_conn_req(const Path& path,
+                                     const std::function<void(wire::ConnReq&)>& edit) {
+    std::vector<uint8_t> bytes = path.conn_req(0);
+    wire::ConnReq m;
+    std::memcpy(&m, bytes.data(), sizeof(m));
+    edit(m);
+    std::memcpy(bytes.data(), &m, sizeof(m));
+    return bytes;
+}
+
+// One connection request; the server accepts or rejects it.
+Status conn_case(Ctx& c, uint16_t cid, uint16_t cid_num, bool first_conn,
+                 const std::function<void(wire::ConnReq&)>& edit,
+                 size_t send_len = sizeof(wire::ConnReq)) {
+    PathConfig pc = c.path_config(cid_num, c.cfg.session);
+    pc.first_conn = first_conn;
+    Path path(c.loop, pc);
+    std::vector<uint8_t> req = edited_conn_req(path, [&](wire::ConnReq& m) {
+        m.cid.set(cid);
+        if (edit) edit(m);
+    });
+    req.resize(send_len);
+    auto out = path.connect(cid, req);
+    if (!out.ok()) return out.status();
+    print_result(describe(out.value()));
+    path.close();
+    return {};
+}
+
+std::vector<uint8_t> info_req(uint16_t type, const uint8_t* name, size_t len) {
+    wire::InfoReq m;
+    std::memset(&m, 0, sizeof(m));
+    m.type.set(type);
+    std::memcpy(m.pathname, name, len < sizeof(m.pathname) ? len : sizeof(m.pathname));
+    std::vector<uint8_t> out(sizeof(m));
+    std::memcpy(out.data(), &m, sizeof(m));
+    return out;
+}
+
+std::vector<uint8_t> info_req(const std::string& name,
+                              uint16_t type = static_cast<uint16_t>(wire::MsgType::InfoReq)) {
+    return info_req(type, reinterpret_cast<const uint8_t*>(name.data()), name.size());
+}
+
+std::string describe(const InfoOutcome& out) {
+    switch (out.kind) {
+        case InfoOutcome::Kind::Answered: return "answered";
+        case InfoOutcome::Kind::Closed: return "closed";
+        case InfoOutcome::Kind::Timeout: return "timeout";
+    }
+    return "?";
+}
+
+// Connects cids [0, connect) of a path of cid_num connections, all of which
+// must be accepted (else the reject is the result), then sends req as the
+// info request.
+Status info_case(Ctx& c, const std::vector<uint8_t>& req, uint16_t cid_num = 1,
+                 uint16_t connect = 1) {
+    Path path(c.loop, c.path_config(cid_num, c.cfg.session));
+    for (uint16_t cid = 0; cid < connect; ++cid) {
+        auto out = path.connect(cid, path.conn_req(cid));
+        if (!out.ok()) return out.status();
+        if (out->kind != ConnOutcome::Kind::Accepted) {
+            print_result(describe(out.value()));
+            return {};
+        }
+    }
+    auto info = path.info_exchange(req, kReactMs);
+    if (!info.ok()) return info.status();
+    print_result(describe(info.value()));
+    path.close();
+    return {};
+}
+
+Status name_taken(Ctx& c) {
+    Path first(c.loop, c.path_config(2, c.cfg.session));
+    if (Status s = first.open(); !s.ok())
+        return Status::error(s.err(), "the first session failed: " + s.msg());
+    if (c.cfg.verbose) std::fprintf(stderr, "first session up: %s\n", first.summary().c_str());
+    Path second(c.loop, c.path_config(1, c.cfg.session));
+    auto out = second.connect(0, second.conn_req(0));
+    if (!out.ok()) return out.status();
+    std::string result;
+    if (out->kind != ConnOutcome::Kind::Accepted) {
+        result = describe(out.value());
+    } else {
+        auto info = second.info_exchange(info_req(c.cfg.session), kReactMs);
+        if (!info.ok()) return info.status();
+        result = describe(info.value());
+    }
+    // Give a wrongly closed first session a moment to show.
+    Status s = c.loop.run_for(500);
+    if (!s.ok()) return s;
+    print_result(result + " first=" + (first.lost() ? "closed" : "up"));
+    second.close();
+    first.close();
+    return {};
+}
+
+Status unknown_imm(Ctx& c) {
+    Path path(c.loop, c.path_config(2, c.cfg.session));
+    if (Status s = path.open(); !s.ok()) return s;
+    if (c.cfg.verbose) std::fprintf(stderr, "%s\n", path.summary().c_str());
+    // Type 5 is no immediate type of the protocol.
+    if (Status s = path.send_imm(0, (5u << wire::kImmPayloadBits) | 0x123); !s.ok()) return s;
+    Status s = c.loop.wait_for([&path] { return path.lost(); }, kReactMs, "the server to react");
+    if (!s.ok() && s.err() != ETIMEDOUT) return s;
+    // Surviving the unknown immediate is reported as "accepted".
+    print_result(path.lost() ? "closed" : "accepted");
+    path.close();
+    return {};
+}
+
+using CaseFn = std::function<Status(Ctx&)>;
+
+const std::map<std::string, CaseFn>& cases() {
+    static const std::map<std::string, CaseFn> table = {
+        // The IB CM pads private data to its fixed size (56 bytes here), so
+        // over RoCE the server sees the 8 bytes followed by zeros.
+        {"short-private-data", [](Ctx& c) { return conn_case(c, 0, 1, true, nullptr, 8); }},
+        {"bad-magic",
+         [](Ctx& c) {
+             return conn_case(c, 0, 1, true,
+                              [](wire::ConnReq& m) { m.magic.set(wire::kMagic ^ 0x0101); });
+         }},
+        {"bad-major",
+         [](Ctx& c) {
+             return conn_case(c, 0, 1, true, [](wire::ConnReq& m) {
+                 m.version.set(
+                     static_cast<uint16_t>(((wire::kProtoMajor + 1) << 8) | wire::kProtoMinor));
+             });
+         }},
+        {"other-minor",
+         [](Ctx& c) {
+             return conn_case(c, 0, 1, true, [](wire::ConnReq& m) {
+                 m.version.set(
+                     static_cast<uint16_t>((wire::kProtoMajor << 8) | (wire::kProtoMinor + 7)));
+             });
+         }},
+        {"cid-ge-cid-num", [](Ctx& c) { return conn_case(c, 1, 1, true, nullptr); }},
+        {"cid-num-zero", [](Ctx& c) { return conn_case(c, 0, 0, true, nullptr); }},
+        {"cid-num-too-big",
+         [](Ctx& c) {
+             return conn_case(c, 0, static_cast<uint16_t>(wire::kMaxCidNum + 1), true, nullptr);
+         }},
+        {"not-first-conn", [](Ctx& c) { return conn_case(c, 0, 1, false, nullptr); }},
+        {"info-empty-name", [](Ctx& c) { return info_case(c, info_req("")); }},
+        {"info-unterminated-name",
+         [](Ctx& c) {
+             // All 255 name bytes used, no NUL among them (the reserved
+             // bytes after them stay zero).
+             return info_case(c, info_req(std::string(wire::kNameMax, 'u')));
+         }},
+        {"info-slash-name", [](Ctx& c) { return info_case(c, info_req(c.cfg.session + "/x")); }},
+        {"info-dot-name", [](Ctx& c) { return info_case(c, info_req(c.cfg.session + ".x")); }},
+        {"info-wrong-type",
+         [](Ctx& c) {
+             return info_case(
+                 c, info_req(c.cfg.session, static_cast<uint16_t>(wire::MsgType::InfoRsp)));
+         }},
+        {"info-before-all-cons",
+         [](Ctx& c) { return info_case(c, info_req(c.cfg.session), 2, 1); }},
+        {"name-taken", name_taken},
+        {"unknown-imm", unknown_imm},
+    };
+    return table;
+}
+
+}  // namespace
+
+const std::vector<std::string>& bad_case_names() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (const auto& [name, fn] : cases()) v.push_back(name);
+        return v;
+    }();
+    return names;
+}
+
+Status run_bad_case(const BadConfig& cfg) {
+    auto it = cases().find(cfg.which);
+    if (it == cases().end()) return Status::error(EINVAL, "unknown case '" + cfg.which + "'");
+    auto loop = Loop::create();
+    if (!loop.ok()) return loop.status();
+    Ctx c{cfg, *loop.value()};
+    return it->second(c);
+}
+
+}  // namespace rc

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "session.h"
+
+#include <cstdio>
+
+#include "uuid.h"
+
+namespace rc {
+
+Session::Session(Loop& loop, SessionConfig cfg)
+    : loop_(loop), cfg_(std::move(cfg)), paths_uuid_(random_uuid()) {}
+
+Status Session::open() {
+    for (size_t i = 0; i < cfg_.paths.size(); ++i) {
+        PathConfig pc;
+        pc.src = cfg_.paths[i].src;
+        pc.dst = cfg_.paths[i].dst;
+        pc.port = cfg_.port;
+        pc.session = cfg_.name;
+        pc.paths_uuid = paths_uuid_;
+        pc.sess_uuid = random_uuid();
+        pc.cid_num = cfg_.cons;
+        // The reference client marks the first path of a new session; the
+        // later ones find the session the first one created (Path sets the
+        // flag again after their connection 0, as the reference does).
+        pc.first_conn = i == 0;
+        pc.answer_hb = cfg_.heartbeat;
+        pc.send_hb = cfg_.heartbeat;
+        pc.verbose = cfg_.verbose;
+        paths_.push_back(std::make_unique<Path>(loop_, pc));
+        if (cfg_.verbose)
+            std::fprintf(
+                stderr,
+                "opening path %zu of session '%s' (paths uuid %s, path uuid %s, %u connections)\n",
+                i, cfg_.name.c_str(), format_uuid(paths_uuid_).c_str(),
+                format_uuid(pc.sess_uuid).c_str(), pc.cid_num);
+        if (Status s = paths_.back()->open(); !s.ok()) return s;
+        std::printf("%s\n", paths_.back()->summary().c_str());
+    }
+    return {};
+}
+
+Status Session::hold(int seconds) {
+    Path* lost = nullptr;
+    auto any_lost = [this, &lost] {
+        for (auto& p : paths_)
+            if (p->lost()) {
+                lost = p.get();
+                return true;
+            }
+        return false;
+    };
+    Status s =
+        loop_.wait_for(any_lost, seconds < 0 ? -1 : seconds * 1000, "the end of the hold time");
+    if (lost)
+        return Status::error(
+            ECONNRESET, strf("path %s lost: %s", lost->name().c_str(), lost->lost_reason().c_str()),
+            Failure::Closed);
+    if (s.err() == ETIMEDOUT || s.err() == EINTR) return {};
+    return s;
+}
+
+void Session::close() {
+    for (auto& p : paths_) {
+        p->close();
+        if (cfg_.verbose) {
+            const auto& hb = p->hb_stats();
+            std::fprintf(stderr,
+                         "[%s] closed; heartbeats: sent %u, acked %u, received %u, answered %u\n",
+                         p->name().c_str(), hb.sent, hb.acked, hb.received, hb.answered);
+        }
+    }
+}
+
+}  // namespace rc
