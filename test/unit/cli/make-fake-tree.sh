@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Lays out a fake /sys/class/rtrs-server under DIR, as the kernel does (the
+# class entries are symbolic links into devices/virtual/rtrs-server), with
+# three sessions: two IPv4 paths, an IPv6 path, and a session of an upstream
+# server (four counters, no inflight). Prints the class folder to use with
+# rtrs-srv --sysfs-root. For the README's examples and by-hand tries:
+#   root=$(sh test/unit/cli/make-fake-tree.sh /tmp/fake) && rtrs-srv --sysfs-root "$root" list
+set -eu
+dir=${1:?usage: make-fake-tree.sh DIR}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+class=$dir/class/rtrs-server
+devices=$dir/devices/virtual/rtrs-server
+mkdir -p "$class" "$devices"
+
+# path SESSION SRC DST HCA PORT STATS
+path() {
+	p=$devices/$1/paths/$2@$3
+	mkdir -p "$p/stats"
+	printf '%s\n' "$4" >"$p/hca_name"
+	printf '%s\n' "$5" >"$p/hca_port"
+	printf '%s\n' "$2" >"$p/src_addr"
+	printf '%s\n' "$3" >"$p/dst_addr"
+	printf 'Usage: echo 1 > disconnect\n' >"$p/disconnect"
+	printf '%s\n' "$6" >"$p/stats/rdma"
+	chmod 0444 "$p/hca_name" "$p/hca_port" "$p/src_addr" "$p/dst_addr"
+	chmod 0644 "$p/disconnect" "$p/stats/rdma"
+}
+session() {
+	mkdir -p "$devices/$1/paths"
+	ln -sfn "../../devices/virtual/rtrs-server/$1" "$class/$1"
+}
+
+session "backup 1"
+path "backup 1" ip:10.77.0.2 ip:10.77.0.1 rxe0 1 "12 49152 3 12288 0"
+path "backup 1" ip:10.77.1.2 ip:10.77.1.1 rxe1 1 "1048576 4294967296 524288 2147483648 7"
+session vm-images
+path vm-images ip:fd00::2 ip:fd00::1 rxe0 1 "0 0 0 0 0"
+session legacy
+path legacy ip:10.77.0.3 ip:10.77.0.1 mlx5_0 1 "5 20480 0 0"
+echo "$class"

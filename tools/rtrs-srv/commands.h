@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+// The commands. Each returns an exit status (exit_codes.h) and reports its
+// errors on ctx.err.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "context.h"
+
+namespace rtrs_srv::cmd {
+
+int list(Context& ctx);
+int show(Context& ctx, const std::string& session);
+int disconnect(Context& ctx, const std::string& session, const std::string& path);
+// Every path of the session when `path` is absent.
+int reset_stats(Context& ctx, const std::string& session, const std::optional<std::string>& path);
+
+struct WatchOptions {
+    double interval = 1.0;      // seconds between samples
+    std::optional<long> count;  // tables to print; forever if absent
+};
+int watch(Context& ctx, const WatchOptions& opts);
+
+// Shared by the commands: report an error listing the class folder;
+// report a session that is not there (or the class folder, if that is
+// what is missing). Both return the exit status.
+int class_error(const Context& ctx, int err);
+int no_session(const Context& ctx, const std::string& name);
+
+}  // namespace rtrs_srv::cmd

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "help.h"
+
+namespace rtrs_srv::help {
+
+namespace {
+
+constexpr const char* list_help = R"TXT(Usage: rtrs-srv [-j [-p]] list
+
+Lists every path of every session of the RTRS server, one row a path:
+
+  SESSION   the session name (the client's choice)
+  PATH      the path, "<client address>@<server address>", as in sysfs
+  HCA       the RDMA device and port the path uses, e.g. "rxe0/1"
+  READS     read requests served and their bytes, e.g. "12 (48.0 KiB)"
+  WRITES    write requests served and their bytes
+  INFLIGHT  requests being served now
+
+"-" stands for a value that is not there: a file that is missing or holds
+something unexpected, or the inflight count of a server that does not report
+it (the upstream server prints four counters, this module five). A session
+without paths has one row with "-" for the path. Byte counts are in binary
+units (1 KiB = 1024 bytes) with one decimal; `show` prints them exact.
+
+With -j/--json, prints a JSON array with one object a session:
+  [{"session":"s","paths":[{"path":"ip:10.77.0.2@ip:10.77.0.1",
+    "hca_name":"rxe0","hca_port":1,"src_addr":"ip:10.77.0.2",
+    "dst_addr":"ip:10.77.0.1","read_cnt":12,"read_bytes":49152,
+    "write_cnt":3,"write_bytes":12288,"inflight":0}]}]
+Numbers are JSON numbers, absent values null. -p/--pretty indents it.
+)TXT";
+
+constexpr const char* show_help = R"TXT(Usage: rtrs-srv [-j [-p]] show SESSION
+
+Shows one session in detail: every path with its HCA and port, the client's
+address (src_addr) and the server's (dst_addr), the read and write counters
+with exact byte counts, and the inflight count. An absent value is shown as
+"-" with the reason: "missing" (no such file), "invalid" (with what the file
+holds) or the error of reading it.
+
+With -j/--json, prints the same JSON as `list` for this one session, and in
+each path an "errors" object from attribute file to the reason it has no
+value, and in the session an "error" (null, or why paths/ is unreadable).
+
+Exit status 3 if there is no such session.
+)TXT";
+
+constexpr const char* disconnect_help = R"TXT(Usage: rtrs-srv disconnect SESSION PATH
+
+Closes one path of a session: writes "1" to its disconnect file. The server
+tears the path down in the background; the session goes with its last path.
+PATH is the path's name as `list` prints it, "<client>@<server>".
+Needs root.
+
+Exit status 3 if there is no such session or path, 4 if permission is
+denied, 1 if the kernel refused the write (with its error).
+)TXT";
+
+constexpr const char* reset_help = R"TXT(Usage: rtrs-srv reset-stats SESSION [PATH]
+
+Zeroes the read and write counters of one path of a session, or of every
+path of the session if PATH is omitted: writes "1" to each path's
+stats/rdma file. The inflight count is not a counter and stays. Needs root.
+
+Without PATH, every path is tried even if one fails, a path that goes away
+meanwhile is no error, and the exit status is that of the first failure.
+Exit status 3 if there is no such session or path, 4 if permission is
+denied, 1 if the kernel refused the write (with its error).
+)TXT";
+
+constexpr const char* watch_help = R"TXT(Usage: rtrs-srv watch [-i|--interval SECONDS] [-c|--count N]
+
+Samples every path's counters every SECONDS (default 1, fractions allowed)
+and prints a table of the rates between successive samples:
+
+  READS/S, WRITES/S      requests a second
+  READ-B/S, WRITE-B/S    bytes a second, in binary units
+  INFLIGHT               the current inflight count
+
+The first table comes one interval after the start. "-" for a path that is
+new since the last sample (or reconnected under the same name), whose
+counters were reset meanwhile, or whose counters cannot be read.
+On a terminal the screen is redrawn in place; otherwise (a pipe, a file)
+the tables follow each other, separated by an empty line. With --count N,
+stops after N tables; otherwise runs until interrupted (Ctrl-C).
+)TXT";
+
+constexpr const char* help_help = R"TXT(Usage: rtrs-srv help [COMMAND]
+
+Prints the help of the tool, or of one command (as rtrs-srv COMMAND --help).
+)TXT";
+
+}  // namespace
+
+std::string usage_line() {
+    return "Usage: rtrs-srv [OPTIONS] {list | show SESSION | disconnect SESSION PATH |\n"
+           "                reset-stats SESSION [PATH] | watch [-i S] [-c N] | help [COMMAND]}\n";
+}
+
+std::string tool() {
+    return usage_line() + R"TXT(
+Administers the RTRS server (the rtrs-server kernel module, or the upstream
+rtrs-server) through its sysfs class, /sys/class/rtrs-server: lists its
+sessions and their paths with their counters, watches the I/O rates, closes
+a path, zeroes counters.
+
+Commands:
+  list                        every path of every session, one row a path
+  show SESSION                one session in detail
+  disconnect SESSION PATH     close one path (needs root)
+  reset-stats SESSION [PATH]  zero the counters of a path, or of all paths
+  watch [-i S] [-c N]         I/O rates every S seconds (default 1), N times
+  help [COMMAND]              this text, or a command's
+
+Options (anywhere on the line, before a "--"):
+  -j, --json             JSON output (list and show), one line
+  -p, --pretty           indented JSON (implies --json)
+      --sysfs-root DIR   read DIR instead of /sys/class/rtrs-server
+  -i, --interval S       watch: seconds between samples (default 1)
+  -c, --count N          watch: stop after N tables
+  -h, --help             help of the tool, or of the command given
+  -V, --version          print the version
+
+A session name is the client's choice and may hold spaces and most other
+characters: quote it for the shell. Paths are named "<client>@<server>",
+each address "ip:10.0.0.2", "ip:fd00::2" or "gid:<GID>".
+Names are printed with control characters escaped ("\n", "\x1b").
+
+Environment:
+  RTRS_SRV_SYSFS   the class folder, if --sysfs-root is not given
+
+Exit status:
+  0  success
+  1  the kernel refused a write (its error is shown), or an I/O error
+  2  bad command line
+  3  no such session or path, or no /sys/class/rtrs-server (module not loaded)
+  4  permission denied (disconnect and reset-stats need root)
+
+Examples:
+  rtrs-srv list
+  rtrs-srv -j list | jq '.[].paths[].read_bytes'
+  rtrs-srv show "backup 1"
+  rtrs-srv disconnect "backup 1" ip:10.77.0.2@ip:10.77.0.1
+  rtrs-srv reset-stats "backup 1"
+  rtrs-srv watch --interval 0.5
+
+See rtrs-srv COMMAND --help for each command, and rtrs-srv(8).
+)TXT";
+}
+
+std::optional<std::string> command(const std::string& name) {
+    if (name == "list") return list_help;
+    if (name == "show") return show_help;
+    if (name == "disconnect") return disconnect_help;
+    if (name == "reset-stats") return reset_help;
+    if (name == "watch") return watch_help;
+    if (name == "help") return help_help;
+    return std::nullopt;
+}
+
+}  // namespace rtrs_srv::help
