@@ -17,7 +17,7 @@ show() {
 		case "$name" in subsystem|device|power|uevent) continue ;; esac
 		if [ -d "$entry" ]; then
 			echo "$indent$name/"
-			show "$entry" "$indent    "
+			(show "$entry" "$indent    ")
 		elif [ -r "$entry" ]; then
 			mode=$(stat -c %a "$entry")
 			value=$(head -c 200 "$entry" 2>&1 | tr '\n' ' ')

@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include <cstdio>
+#include <vector>
 
 #include "uuid.h"
 
@@ -27,6 +28,7 @@ Status Session::open() {
         pc.answer_hb = cfg_.heartbeat;
         pc.send_hb = cfg_.heartbeat;
         pc.verbose = cfg_.verbose;
+        pc.io_depth = cfg_.io_depth;
         paths_.push_back(std::make_unique<Path>(loop_, pc));
         if (cfg_.verbose)
             std::fprintf(
@@ -40,22 +42,31 @@ Status Session::open() {
     return {};
 }
 
+// Holds while any path is up, as a multipath client does: a path the server
+// closes is reported (one stdout line) and the others carry on. Ends with
+// an error once every path is gone.
 Status Session::hold(int seconds) {
-    Path* lost = nullptr;
-    auto any_lost = [this, &lost] {
-        for (auto& p : paths_)
-            if (p->lost()) {
-                lost = p.get();
-                return true;
+    std::vector<bool> reported(paths_.size(), false);
+    auto all_lost = [this, &reported] {
+        bool all = true;
+        for (size_t i = 0; i < paths_.size(); ++i) {
+            if (!paths_[i]->lost()) {
+                all = false;
+                continue;
             }
-        return false;
+            if (!reported[i]) {
+                reported[i] = true;
+                std::printf("path %s lost: %s\n", paths_[i]->name().c_str(),
+                            paths_[i]->lost_reason().c_str());
+                std::fflush(stdout);
+            }
+        }
+        return all;
     };
     Status s =
-        loop_.wait_for(any_lost, seconds < 0 ? -1 : seconds * 1000, "the end of the hold time");
-    if (lost)
-        return Status::error(
-            ECONNRESET, strf("path %s lost: %s", lost->name().c_str(), lost->lost_reason().c_str()),
-            Failure::Closed);
+        loop_.wait_for(all_lost, seconds < 0 ? -1 : seconds * 1000, "the end of the hold time");
+    if (all_lost())
+        return Status::error(ECONNRESET, "every path of the session was lost", Failure::Closed);
     if (s.err() == ETIMEDOUT || s.err() == EINTR) return {};
     return s;
 }
