@@ -10,19 +10,7 @@ shift 3
 . "$(dirname "$0")/../guest/lib.sh"
 
 echo "== network: dummy0/rxe0 10.77.0.0/24 fd00::/64, dummy1/rxe1 10.78.0.0/24"
-modprobe -a rdma_rxe rdma_ucm ib_uverbs rdma_cm dummy
-ip link set lo up
-for i in 0 1; do
-	ip link add dummy$i type dummy
-	ip link set dummy$i up
-	rdma link add rxe$i type rxe netdev dummy$i
-done
-ip addr add 10.77.0.1/24 dev dummy0
-ip addr add 10.77.0.2/24 dev dummy0
-ip -6 addr add fd00::1/64 dev dummy0 nodad
-ip -6 addr add fd00::2/64 dev dummy0 nodad
-ip addr add 10.78.0.1/24 dev dummy1
-ip addr add 10.78.0.2/24 dev dummy1
+rxe_up
 rdma link show
 
 echo "== loading rtrs-server and rtrs-null from $moddir"

@@ -11,14 +11,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 echo "== guest kernel $(uname -r)"
 
 echo "== soft-RoCE: rxe0 on dummy0 (10.77.0.1 server, .2 client), rxe1 on dummy1 (10.78.0.x)"
-modprobe -a rdma_rxe rdma_ucm ib_uverbs dummy
-for i in 0 1; do
-	ip link add dummy$i type dummy
-	ip addr add 10.$((77 + i)).0.1/24 dev dummy$i
-	ip addr add 10.$((77 + i)).0.2/24 dev dummy$i
-	ip link set dummy$i up
-	rdma link add rxe$i type rxe netdev dummy$i
-done
+rxe_up
 rdma link show
 
 echo "== modprobe $(modinfo -F depends "$moddir/rtrs-server.ko"); insmod rtrs-server.ko rtrs-null.ko"

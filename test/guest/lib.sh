@@ -54,3 +54,23 @@ wait_exists() {
 	done
 	return 1
 }
+
+# rxe_up: the test network. dummy0 carries 10.77.0.1 (server), 10.77.0.2
+# (client), fd00::1 and fd00::2 and backs rxe0; dummy1 carries 10.78.0.1 and
+# 10.78.0.2 and backs rxe1. Also loads the userspace RDMA CM.
+rxe_up() {
+	local i
+	modprobe -a rdma_rxe rdma_cm rdma_ucm ib_uverbs dummy || return 1
+	ip link set lo up
+	for i in 0 1; do
+		ip link add dummy$i type dummy || return 1
+		ip addr add 10.$((77 + i)).0.1/24 dev dummy$i
+		ip addr add 10.$((77 + i)).0.2/24 dev dummy$i
+		ip link set dummy$i up
+		rdma link add rxe$i type rxe netdev dummy$i || return 1
+	done
+	ip -6 addr add fd00::1/64 dev dummy0 nodad
+	ip -6 addr add fd00::2/64 dev dummy0 nodad
+	# the rxe GID tables follow the addresses; give them a moment
+	sleep 1
+}

@@ -17,16 +17,8 @@ ctl=/sys/devices/virtual/rnbd-client/ctl
 step() { echo "== $*"; }
 
 step "soft-RoCE: dummy0/rxe0 10.77.0.1 (server) 10.77.0.2 (client), dummy1/rxe1 10.78.0.x"
-modprobe -a rdma_rxe rdma_cm dummy null_blk brd || exit 1
-ip link set lo up
-for i in 0 1; do
-	ip link add dummy$i type dummy
-	ip addr add 10.$((77 + i)).0.1/24 dev dummy$i
-	ip addr add 10.$((77 + i)).0.2/24 dev dummy$i
-	ip link set dummy$i up
-	rdma link add rxe$i type rxe netdev dummy$i || exit 1
-done
-sleep 1
+rxe_up || exit 1
+modprobe -a null_blk brd || exit 1
 
 step "server side: our rtrs-server (always_invalidate=$inval) + upstream rnbd-server"
 load_deps "$ours/rtrs-server.ko" || exit 1

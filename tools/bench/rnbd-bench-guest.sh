@@ -10,14 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../test/guest/lib.sh"
 ctl=/sys/devices/virtual/rnbd-client/ctl
 
-modprobe -a rdma_rxe rdma_cm dummy null_blk || exit 1
-ip link set lo up
-ip link add dummy0 type dummy
-ip addr add 10.77.0.1/24 dev dummy0
-ip addr add 10.77.0.2/24 dev dummy0
-ip link set dummy0 up
-rdma link add rxe0 type rxe netdev dummy0 || exit 1
-sleep 1
+rxe_up || exit 1
+modprobe null_blk || exit 1
 
 insmod "$peers/src/rtrs/rtrs-core.ko" || exit 1
 insmod "$peers/src/rtrs/rtrs-client.ko" || exit 1

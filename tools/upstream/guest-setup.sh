@@ -2,23 +2,8 @@
 # Sourced by the guest scripts of tools/upstream and tools/rtrs-client (runs
 # in the QEMU guest): Soft-RoCE on dummy interfaces, and loading a server.
 
-# rxe_up: dummy0 (10.77.0.1, 10.77.0.2, fd00::1, fd00::2) on rxe0, dummy1
-# (10.78.0.1, 10.78.0.2) on rxe1, and the userspace RDMA CM.
-rxe_up() {
-	modprobe rdma_rxe && modprobe rdma_ucm && modprobe ib_uverbs || return 1
-	local i
-	for i in 0 1; do
-		ip link add dummy$i type dummy || return 1
-		ip addr add 10.$((77 + i)).0.1/24 dev dummy$i
-		ip addr add 10.$((77 + i)).0.2/24 dev dummy$i
-		ip link set dummy$i up
-		rdma link add rxe$i type rxe netdev dummy$i || return 1
-	done
-	ip -6 addr add fd00::1/64 dev dummy0 nodad
-	ip -6 addr add fd00::2/64 dev dummy0 nodad
-	# The rxe GID table follows the addresses; give it a moment.
-	sleep 1
-}
+# rxe_up: the project's test network (test/guest/lib.sh).
+. "$(dirname "${BASH_SOURCE[0]}")/../../test/guest/lib.sh"
 
 # insmod_deps KO [PARAMS]: modprobe what KO depends on, then insmod it.
 insmod_deps() {

@@ -161,7 +161,7 @@ echo "--- last: cases that crash the upstream server ---"
 server_up "$mode" "$kodir" || bad "cannot load the $mode server again"
 for c in $last_cases; do bad_case "$c"; done
 sleep 2
-if timeout 30 sh -c ". '$here/guest-setup.sh'; server_down $mode"; then ok "server unloaded"
+if timeout 30 bash -c ". '$here/guest-setup.sh'; server_down $mode"; then ok "server unloaded"
 else bad "server unload failed after: $last_cases"; fi
 echo "$failed failed"
 [ $failed -eq 0 ]
