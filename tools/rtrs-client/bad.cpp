@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "io.h"
 #include "loop.h"
 #include "path.h"
 #include "uuid.h"
@@ -159,6 +160,172 @@ Status unknown_imm(Ctx& c) {
     return {};
 }
 
+// --- hostile I/O: a good path, then one malformed request on connection 1 ---
+
+// The hostile request's data and the follow-up write's.
+constexpr uint32_t kIoData = 4096;
+constexpr uint16_t kIoUsr = 16;
+
+// What a case sends, given the engine of an up path: either a request the
+// engine tracks (posted on slot 0, chunk 0, connection 1), or a bare
+// immediate the server cannot match to a chunk (imm_only).
+struct IoHostile {
+    bool imm_only = false;
+    uint32_t imm = 0;
+};
+using IoBuild = std::function<Expected<IoHostile>(IoEngine&)>;
+
+template <class T>
+rt::Bytes bytes_of(const T& v) {
+    return rt::Bytes(reinterpret_cast<const uint8_t*>(&v), sizeof(v));
+}
+
+// A read header for slot 0 with these descriptors, then posted as the
+// reference client places a read: [user header][RdmaReadHdr][SgDesc...] at
+// offset kIoData of chunk 0.
+Expected<IoHostile> post_hostile_read(IoEngine& e, std::vector<wire::SgDescFields> descs) {
+    std::vector<uint8_t> hdr(sizeof(wire::RdmaReadHdr) + descs.size() * sizeof(wire::SgDesc));
+    auto n = wire::encode_rdma_read(rt::MutBytes(hdr.data(), hdr.size()), kIoUsr, 0,
+                                    rt::Span<const wire::SgDescFields>(descs.data(), descs.size()));
+    if (!n.ok()) return Status::error(n.error(), "encode_rdma_read");
+    std::memset(e.read_area(0), kReadFill, kIoData);
+    if (Status s =
+            e.post_request(0, 1, 0, kIoData, false, kIoUsr, rt::Bytes(hdr.data(), n.value()));
+        !s.ok())
+        return s;
+    return IoHostile{};
+}
+
+const std::map<std::string, IoBuild>& io_cases() {
+    static const std::map<std::string, IoBuild> table = {
+        {"io-chunk-out-of-range",
+         [](IoEngine& e) -> Expected<IoHostile> {
+             // The first chunk id past the session's: it fits the
+             // immediate's chunk bits only if the queue depth is not a
+             // power of two.
+             const uint32_t id = e.queue_depth();
+             if (id >= (1u << e.chunk_bits()))
+                 return Status::error(
+                     EINVAL, strf("queue depth %u is a power of two: every chunk id the immediate "
+                                  "can carry exists (load the server with another "
+                                  "sess_queue_depth, e.g. 500)",
+                                  id));
+             return IoHostile{true, e.req_imm(id, sizeof(wire::RdmaWrite))};
+         }},
+        {"io-offset-out-of-range",
+         [](IoEngine& e) -> Expected<IoHostile> {
+             const uint32_t off = e.chunk_size();
+             if (off >= (1u << wire::offset_bits(e.chunk_bits())))
+                 return Status::error(EINVAL, strf("offset %u does not fit the immediate", off));
+             return IoHostile{true, e.req_imm(0, off)};
+         }},
+        {"io-usr-len-past",
+         [](IoEngine& e) -> Expected<IoHostile> {
+             // A write whose header claims one byte more of user header
+             // than lies in front of it.
+             wire::RdmaWrite h;
+             auto n =
+                 wire::encode_rdma_write(rt::MutBytes(reinterpret_cast<uint8_t*>(&h), sizeof(h)),
+                                         static_cast<uint16_t>(kIoData + kIoUsr + 1));
+             if (!n.ok()) return Status::error(n.error(), "encode_rdma_write");
+             if (Status s = e.post_request(0, 1, 0, kIoData, true, kIoUsr, bytes_of(h)); !s.ok())
+                 return s;
+             return IoHostile{};
+         }},
+        {"io-header-past-chunk",
+         [](IoEngine& e) -> Expected<IoHostile> {
+             // A write header at chunk_size - 2: its type fits (and is all
+             // that is written), its usr_len would lie past the chunk.
+             wire::MsgHdr h;
+             h.type.set(static_cast<uint16_t>(wire::MsgType::Write));
+             if (Status s =
+                     e.post_request(0, 1, 0, e.chunk_size() - sizeof(h), false, 0, bytes_of(h));
+                 !s.ok())
+                 return s;
+             return IoHostile{};
+         }},
+        {"io-too-many-desc",
+         [](IoEngine& e) {
+             return post_hostile_read(e,
+                                      {e.read_desc(0, kIoData / 2), e.read_desc(0, kIoData / 2)});
+         }},
+        {"io-read-too-long",
+         [](IoEngine& e) { return post_hostile_read(e, {e.read_desc(0, e.chunk_size() + 1)}); }},
+        {"io-read-zero-len", [](IoEngine& e) { return post_hostile_read(e, {e.read_desc(0, 0)}); }},
+        {"io-unknown-type",
+         [](IoEngine& e) -> Expected<IoHostile> {
+             // A write in every respect but its type, 7.
+             wire::RdmaWrite h;
+             auto n = wire::encode_rdma_write(
+                 rt::MutBytes(reinterpret_cast<uint8_t*>(&h), sizeof(h)), kIoUsr);
+             if (!n.ok()) return Status::error(n.error(), "encode_rdma_write");
+             h.type.set(7);
+             if (Status s = e.post_request(0, 1, 0, kIoData, true, kIoUsr, bytes_of(h)); !s.ok())
+                 return s;
+             return IoHostile{};
+         }},
+    };
+    return table;
+}
+
+// Waits for the answer of the request in flight, or for the path to close.
+// Returns "answered errno=-N" / "closed" / "timeout".
+Expected<std::string> io_wait(Ctx& c, Path& path, std::optional<IoOutcome>& answer) {
+    Status s = c.loop.wait_for([&] { return answer.has_value() || path.lost(); }, kReactMs,
+                               "the server to react");
+    if (!s.ok() && s.err() != ETIMEDOUT) return s;
+    if (answer) return strf("answered errno=%d", -static_cast<int>(answer->err));
+    return std::string(path.lost() ? "closed" : "timeout");
+}
+
+Status io_case(Ctx& c, const IoBuild& build) {
+    PathConfig pc = c.path_config(2, c.cfg.session);
+    pc.io_depth = 2;
+    Path path(c.loop, pc);
+    if (Status s = path.open(); !s.ok()) return s;
+    if (c.cfg.verbose) std::fprintf(stderr, "%s\n", path.summary().c_str());
+    Status st;
+    {
+        IoEngine eng(path);
+        if (Status s = eng.init(1, kIoData + kIoUsr + 64, kIoData); !s.ok()) return s;
+        std::optional<IoOutcome> answer;
+        eng.on_done = [&answer](unsigned, const IoOutcome& o) { answer = o; };
+        auto h = build(eng);
+        if (!h.ok()) return h.status();
+        if (h->imm_only) {
+            if (Status s = path.send_imm(1, h->imm); !s.ok()) return s;
+        }
+        auto result = io_wait(c, path, answer);
+        if (!result.ok()) return result.status();
+        print_result(result.value());
+        if (answer && !path.lost()) {
+            // The path must still work, on the same chunk (with the new rkey
+            // the answer brought, when the server sends them).
+            answer.reset();
+            std::string after;
+            if (Status s = eng.post_write(0, 1, 0, kIoData, kIoUsr, 0); !s.ok()) {
+                after = "cannot post: " + s.msg();
+            } else {
+                auto r = io_wait(c, path, answer);
+                if (!r.ok()) return r.status();
+                after = answer && answer->err == 0 ? "write ok" : "write " + r.value();
+            }
+            if (eng.problems()) after += strf(" (%u protocol violations)", eng.problems());
+            std::printf("after: %s\n", after.c_str());
+        }
+        if (c.cfg.hold > 0 && !path.lost()) {
+            if (c.cfg.verbose) std::fprintf(stderr, "holding the path for %ld s\n", c.cfg.hold);
+            st = c.loop.wait_for([&path] { return path.lost(); },
+                                 static_cast<int>(c.cfg.hold * 1000), "the end of the hold time");
+            // SIGINT/SIGTERM end the hold early, as for connect and io.
+            if (st.err() == ETIMEDOUT || st.err() == EINTR) st = {};
+        }
+        path.set_io_sink(nullptr);
+    }
+    path.close();
+    return st;
+}
+
 using CaseFn = std::function<Status(Ctx&)>;
 
 const std::map<std::string, CaseFn>& cases() {
@@ -211,7 +378,13 @@ const std::map<std::string, CaseFn>& cases() {
         {"name-taken", name_taken},
         {"unknown-imm", unknown_imm},
     };
-    return table;
+    static const std::map<std::string, CaseFn> all = [] {
+        std::map<std::string, CaseFn> t = table;
+        for (const auto& [name, build] : io_cases())
+            t.emplace(name, [build](Ctx& c) { return io_case(c, build); });
+        return t;
+    }();
+    return all;
 }
 
 }  // namespace

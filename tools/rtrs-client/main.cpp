@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bad.h"
+#include "io.h"
 #include "loop.h"
 #include "session.h"
 
@@ -28,12 +29,17 @@ void usage(FILE* out) {
                  "                      [--server ADDR [--src ADDR]]... [--paths N] [--port 1234]\n"
                  "                      [--cons M] [--hold SECONDS | --exit-after-up]\n"
                  "                      [--no-heartbeat] [--quiet]\n"
+                 "  rtrs-client io --session NAME --server ADDR [--src ADDR] [--port 1234]\n"
+                 "                 [--cons M] --reads N --writes N --size BYTES [--usr-len U]\n"
+                 "                 [--qd D] [--verify-zero] [--need-inval] [--hold SECONDS]\n"
+                 "                 [--quiet]\n"
                  "  rtrs-client bad CASE --server ADDR [--src ADDR] [--port 1234] [--session NAME] "
-                 "[--quiet]\n"
+                 "[--hold SECONDS] [--quiet]\n"
                  "  rtrs-client cases\n"
                  "Each --server starts a path; a --src that follows it is that path's source.\n"
                  "Exit status: 0 ok, 1 client failure, 2 rejected by the server,\n"
                  "3 path closed by the server / heartbeats lost, 64 usage.\n"
+                 "io exits 1 if any request failed (its summary line says how many).\n"
                  "bad CASE prints one line 'result: ...' and exits 0 whatever the server did.\n");
 }
 
@@ -67,6 +73,10 @@ struct Args {
     unsigned long port = 1234, paths = 0, cons = 2;
     long hold = -1;
     bool exit_after_up = false, no_hb = false, quiet = false, session_given = false;
+    // io
+    long reads = -1, writes = -1, size = -1;
+    unsigned long usr_len = 16, qd = 1;
+    bool verify_zero = false, need_inval = false;
 };
 
 int parse(int argc, char** argv, Args* a) {
@@ -77,7 +87,7 @@ int parse(int argc, char** argv, Args* a) {
         if (argc < 3) return usage_error("bad: no CASE");
         a->which = argv[2];
         i = 3;
-    } else if (a->cmd != "connect" && a->cmd != "cases") {
+    } else if (a->cmd != "connect" && a->cmd != "cases" && a->cmd != "io") {
         if (a->cmd == "-h" || a->cmd == "--help") {
             usage(stdout);
             std::exit(kExitOk);
@@ -99,6 +109,10 @@ int parse(int argc, char** argv, Args* a) {
             a->no_hb = true;
         } else if (opt == "--quiet") {
             a->quiet = true;
+        } else if (opt == "--verify-zero") {
+            a->verify_zero = true;
+        } else if (opt == "--need-inval") {
+            a->need_inval = true;
         } else if (opt == "-h" || opt == "--help") {
             usage(stdout);
             std::exit(kExitOk);
@@ -129,6 +143,18 @@ int parse(int argc, char** argv, Args* a) {
         } else if (opt == "--hold") {
             if (!parse_uint(v, 86400 * 365, &n)) return usage_error("bad --hold");
             a->hold = static_cast<long>(n);
+        } else if (opt == "--reads" || opt == "--writes") {
+            if (!parse_uint(v, 100000000, &n)) return usage_error("bad " + opt);
+            (opt == "--reads" ? a->reads : a->writes) = static_cast<long>(n);
+        } else if (opt == "--size") {
+            if (!parse_uint(v, 1u << 28, &n)) return usage_error("bad --size");
+            a->size = static_cast<long>(n);
+        } else if (opt == "--usr-len") {
+            if (!parse_uint(v, 65535, &n)) return usage_error("--usr-len must be 0..65535");
+            a->usr_len = n;
+        } else if (opt == "--qd") {
+            if (!parse_uint(v, 65535, &n) || n == 0) return usage_error("--qd must be 1..65535");
+            a->qd = n;
         } else {
             return usage_error("unknown option " + opt);
         }
@@ -186,6 +212,43 @@ int cmd_connect(const Args& a) {
     return kExitOk;
 }
 
+int cmd_io(const Args& a) {
+    if (!a.session_given || a.session.empty()) return usage_error("io needs --session NAME");
+    if (a.servers.size() != 1) return usage_error("io needs exactly one --server ADDR");
+    if (a.reads < 0 || a.writes < 0 || a.size < 0)
+        return usage_error("io needs --reads N, --writes N and --size BYTES");
+    if (a.exit_after_up) return usage_error("io does not take --exit-after-up");
+    if (a.cons < 2) return usage_error("io needs --cons 2 or more (connection 0 carries no I/O)");
+    rc::IoCmdConfig cfg;
+    cfg.session = a.session;
+    auto dst = rc::parse_addr(a.servers[0]);
+    if (!dst.ok()) return usage_error(dst.status().msg());
+    cfg.dst = dst.value();
+    if (!a.srcs.empty()) {
+        auto src = rc::parse_addr(a.srcs[0].second);
+        if (!src.ok()) return usage_error(src.status().msg());
+        cfg.src = src.value();
+    }
+    cfg.port = static_cast<uint16_t>(a.port);
+    cfg.cons = static_cast<uint16_t>(a.cons);
+    cfg.reads = static_cast<uint32_t>(a.reads);
+    cfg.writes = static_cast<uint32_t>(a.writes);
+    cfg.size = static_cast<uint32_t>(a.size);
+    cfg.usr_len = static_cast<uint16_t>(a.usr_len);
+    cfg.depth = static_cast<uint32_t>(a.qd);
+    cfg.verify_zero = a.verify_zero;
+    cfg.need_inval = a.need_inval;
+    cfg.hold = a.hold < 0 ? 0 : a.hold;
+    cfg.verbose = !a.quiet;
+    rc::Status s = rc::run_io(cfg);
+    if (!s.ok()) {
+        if (s.kind() == rc::Failure::Rejected) std::printf("%s\n", s.msg().c_str());
+        std::fprintf(stderr, "rtrs-client: %s\n", s.msg().c_str());
+        return exit_status(s);
+    }
+    return kExitOk;
+}
+
 int cmd_bad(const Args& a) {
     if (a.servers.size() != 1) return usage_error("bad needs exactly one --server ADDR");
     rc::BadConfig cfg;
@@ -201,6 +264,7 @@ int cmd_bad(const Args& a) {
     cfg.port = static_cast<uint16_t>(a.port);
     if (a.session_given) cfg.session = a.session;
     cfg.verbose = !a.quiet;
+    cfg.hold = a.hold < 0 ? 0 : a.hold;
     rc::Status s = rc::run_bad_case(cfg);
     if (!s.ok()) {
         std::fprintf(stderr, "rtrs-client: bad %s: %s\n", a.which.c_str(), s.msg().c_str());
@@ -222,5 +286,6 @@ int main(int argc, char** argv) {
         return kExitOk;
     }
     if (a.cmd == "connect") return cmd_connect(a);
+    if (a.cmd == "io") return cmd_io(a);
     return cmd_bad(a);
 }

@@ -15,13 +15,15 @@ namespace {
 constexpr int kResolveTimeoutMs = 5000;
 // As long as the reference client waits for a connection or an answer.
 constexpr int kConnectTimeoutMs = 30000;
+// Queue sizes of a connection without I/O; with I/O they grow with the
+// depth (Path::Path).
 constexpr uint32_t kSendWr = 32;
 constexpr uint32_t kRecvWr = 32;
 constexpr size_t kRecvSlots = 16;
 constexpr size_t kSmallSlot = 64;
 constexpr size_t kSendBufSize = 512;
 
-enum : uint64_t { kWrRecv = 1, kWrSend = 2, kWrWriteImm = 3 };
+enum : uint64_t { kWrRecv = 1, kWrSend = 2, kWrWriteImm = 3, kWrIo = 4 };
 constexpr uint64_t wr_id(uint64_t kind, uint64_t slot) { return (kind << 56) | slot; }
 constexpr uint64_t wr_kind(uint64_t id) { return id >> 56; }
 constexpr uint64_t wr_slot(uint64_t id) { return id & ((uint64_t{1} << 56) - 1); }
@@ -70,7 +72,8 @@ Status Con::start(std::vector<uint8_t> private_data) {
 
 Status Con::on_addr_resolved() {
     if (Status s = path_.ensure_device(id_->verbs); !s.ok()) return s;
-    auto cq = make_cq(id_->verbs, kSendWr + kRecvWr, this, path_.comp_.get());
+    auto cq = make_cq(id_->verbs, static_cast<int>(path_.send_wr_ + path_.recv_wr_), this,
+                      path_.comp_.get());
     if (!cq.ok()) return cq.status();
     cq_ = std::move(cq.value());
     ibv_qp_init_attr attr{};
@@ -78,8 +81,8 @@ Status Con::on_addr_resolved() {
     attr.recv_cq = cq_.get();
     attr.qp_type = IBV_QPT_RC;
     attr.sq_sig_all = 1;
-    attr.cap.max_send_wr = kSendWr;
-    attr.cap.max_recv_wr = kRecvWr;
+    attr.cap.max_send_wr = path_.send_wr_;
+    attr.cap.max_recv_wr = path_.recv_wr_;
     attr.cap.max_send_sge = 1;
     attr.cap.max_recv_sge = 1;
     if (rdma_create_qp(id_.get(), path_.pd_.get(), &attr))
@@ -208,7 +211,7 @@ Status Con::post_receives(size_t slots, size_t slot_size) {
 Status Con::post_send(const uint8_t* msg, size_t len) {
     if (state_ != State::Established)
         return Status::error(ENOTCONN, strf("con %u is not connected", cid_));
-    if (sends_in_flight_ >= static_cast<int>(kSendWr))
+    if (sends_in_flight_ >= static_cast<int>(path_.send_wr_))
         return Status::error(EAGAIN, "send queue full");
     if (!send_buf_) {
         auto buf = RegBuf::make(path_.pd_.get(), kSendBufSize);
@@ -237,7 +240,7 @@ Status Con::post_send(const uint8_t* msg, size_t len) {
 Status Con::post_write_imm(uint32_t imm) {
     if (state_ != State::Established)
         return Status::error(ENOTCONN, strf("con %u is not connected", cid_));
-    if (sends_in_flight_ >= static_cast<int>(kSendWr))
+    if (sends_in_flight_ >= static_cast<int>(path_.send_wr_))
         return Status::error(EAGAIN, "send queue full");
     // Zero bytes: no local buffer, and the remote address and key are not
     // looked at.
@@ -252,6 +255,35 @@ Status Con::post_write_imm(uint32_t imm) {
         return sys_error(ret, strf("con %u: ibv_post_send(RDMA_WRITE_WITH_IMM)", cid_));
     ++sends_in_flight_;
     return {};
+}
+
+Status Con::post_io_wr(ibv_send_wr& wr, uint64_t tag) {
+    if (state_ != State::Established)
+        return Status::error(ENOTCONN, strf("con %u is not connected", cid_));
+    if (sends_in_flight_ >= static_cast<int>(path_.send_wr_))
+        return Status::error(EAGAIN, "send queue full");
+    wr.wr_id = wr_id(kWrIo, tag);
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.next = nullptr;
+    ibv_send_wr* bad = nullptr;
+    if (int ret = ibv_post_send(id_->qp, &wr, &bad))
+        return sys_error(ret, strf("con %u: ibv_post_send(opcode %d)", cid_, wr.opcode));
+    ++sends_in_flight_;
+    return {};
+}
+
+Status Con::post_io_write(const ibv_sge* sge, uint64_t raddr, uint32_t rkey, uint32_t imm,
+                          uint64_t tag) {
+    ibv_sge local{};
+    if (sge) local = *sge;
+    ibv_send_wr wr{};
+    wr.sg_list = sge ? &local : nullptr;
+    wr.num_sge = sge ? 1 : 0;
+    wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+    wr.imm_data = htonl(imm);
+    wr.wr.rdma.remote_addr = raddr;
+    wr.wr.rdma.rkey = rkey;
+    return post_io_wr(wr, tag);
 }
 
 void Con::disconnect() {
@@ -270,6 +302,10 @@ void Con::on_wc(const ibv_wc& wc) {
                 strf("con %u: work completion failed: %s", cid_, ibv_wc_status_str(wc.status)));
         return;
     }
+    if (kind == kWrIo) {
+        if (path_.io_sink_) path_.io_sink_->on_io_sent(*this, wr_slot(wc.wr_id), wc);
+        return;
+    }
     if (kind != kWrRecv) return;
     const size_t slot = wr_slot(wc.wr_id);
     path_.on_recv(*this, wc, recv_buf_->data() + slot * slot_size_);
@@ -279,7 +315,11 @@ void Con::on_wc(const ibv_wc& wc) {
 
 // --- Path --------------------------------------------------------------------
 
-Path::Path(Loop& loop, PathConfig cfg) : loop_(loop), cfg_(std::move(cfg)) {}
+Path::Path(Loop& loop, PathConfig cfg) : loop_(loop), cfg_(std::move(cfg)) {
+    const uint32_t io_wr = cfg_.io_depth ? 2 * cfg_.io_depth + 8 : 0;
+    send_wr_ = io_wr > kSendWr ? io_wr : kSendWr;
+    recv_wr_ = io_wr > kRecvWr ? io_wr : kRecvWr;
+}
 
 Path::~Path() {
     loop_.remove(this);
@@ -347,12 +387,15 @@ Expected<ConnOutcome> Path::connect(uint16_t cid, std::vector<uint8_t> private_d
         // session): the later connections of every path carry it.
         if (cid == 0) cfg_.first_conn = true;
         // Connection 0 receives the info response (one descriptor per
-        // chunk at most) and heartbeats; the others only heartbeats or
-        // nothing.
+        // chunk at most) and heartbeats; the others heartbeats or nothing,
+        // and with I/O the responses: RDMA writes with immediate (no data),
+        // sends with invalidate (no data) and sends with immediate carrying
+        // an RkeyRsp (kSmallSlot holds one), up to two per request.
+        static_assert(kSmallSlot >= sizeof(wire::RkeyRsp));
         const size_t slot =
             cid == 0 ? wire::info_rsp_size(con.outcome().rsp.queue_depth) : kSmallSlot;
-        if (Status p = con.post_receives(kRecvSlots, slot < kSmallSlot ? kSmallSlot : slot);
-            !p.ok())
+        const size_t slots = cid != 0 && cfg_.io_depth ? recv_wr_ : kRecvSlots;
+        if (Status p = con.post_receives(slots, slot < kSmallSlot ? kSmallSlot : slot); !p.ok())
             return p;
         log("con %u/%u accepted", cid, cfg_.cid_num);
     } else {
@@ -426,8 +469,13 @@ Status Path::open() {
                                   params_.queue_depth, static_cast<unsigned long long>(chunk)));
     regions_ = descs.value().count();
     chunks_ = 0;
-    for (size_t i = 0; i < regions_; ++i)
-        chunks_ += static_cast<unsigned>(descs.value().at(i).len / chunk);
+    chunk_table_.clear();
+    for (size_t i = 0; i < regions_; ++i) {
+        const wire::SgDescFields d = descs.value().at(i);
+        chunks_ += static_cast<unsigned>(d.len / chunk);
+        for (uint64_t off = 0; off + chunk <= d.len; off += chunk)
+            chunk_table_.push_back({d.addr + off, d.key});
+    }
     up_ = true;
     next_hb_ = Clock::now() + std::chrono::milliseconds(wire::kHbIntervalMs);
     return {};
@@ -438,6 +486,12 @@ std::string Path::summary() const {
         "path %s up: queue_depth %u, max_io %u, chunks %u, regions %u, max_hdr %u, flags 0x%x",
         name_.c_str(), params_.queue_depth, params_.max_io_size, chunks_, regions_,
         params_.max_hdr_size, params_.flags);
+}
+
+Con* Path::con(uint16_t cid) const {
+    for (auto& c : cons_)
+        if (c->cid() == cid && c->state() == Con::State::Established) return c.get();
+    return nullptr;
 }
 
 Status Path::send_imm(uint16_t cid, uint32_t imm) {
@@ -486,6 +540,9 @@ void Path::on_recv(Con& con, const ibv_wc& wc, const uint8_t* data) {
             }
         } else if (imm.is(wire::ImmType::HbAck)) {
             ++hb_.acked;
+        } else if (io_sink_ &&
+                   (imm.is(wire::ImmType::IoRsp) || imm.is(wire::ImmType::IoRspWithInv))) {
+            io_sink_->on_io_recv(con, wc, data);
         } else {
             log("con %u: unexpected immediate: type %u payload 0x%x", con.cid(), imm.type,
                 imm.payload);
@@ -493,10 +550,17 @@ void Path::on_recv(Con& con, const ibv_wc& wc, const uint8_t* data) {
         return;
     }
     if (wc.opcode != IBV_WC_RECV) return;
+    if (wc.wc_flags & IBV_WC_WITH_IMM) hb_missed_ = 0;
     auto type = wire::parse_msg_type(rt::Bytes(data, wc.byte_len));
     if (con.cid() == 0 && type.ok() &&
         type.value() == static_cast<uint16_t>(wire::MsgType::InfoRsp) && !info_rsp_) {
         info_rsp_.emplace(data, data + wc.byte_len);
+        return;
+    }
+    // Sends with immediate (new rkeys) and with invalidate: I/O traffic.
+    // Not told apart by wc_flags here: see IoEngine::on_io_recv.
+    if (io_sink_) {
+        io_sink_->on_io_recv(con, wc, data);
         return;
     }
     log("con %u: unexpected message of %u bytes (type %d)", con.cid(), wc.byte_len,

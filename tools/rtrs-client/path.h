@@ -6,6 +6,11 @@
 // The steps are exposed one by one (connect a cid with given private data,
 // send an info request, wait for the answer) so that the `bad` cases can
 // break any of them; Path::open() runs them all as the reference client does.
+//
+// I/O (io.h) runs on connections 1..cid_num-1, as the reference client's:
+// the path keeps the table of the server's chunks (address and rkey of each,
+// from the info response) and hands every receive that is not service
+// traffic to its IoSink.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +41,10 @@ struct PathConfig {
     bool answer_hb = true;
     bool send_hb = true;
     bool verbose = true;
+    // Requests that may be in flight at once (0: no I/O). Sizes the queues
+    // and the receives of the connections: every request may bring two
+    // receives (a send with invalidate and the response).
+    uint32_t io_depth = 0;
 };
 
 // How the server answered one connection request.
@@ -59,6 +68,22 @@ struct InfoOutcome {
 };
 
 class Path;
+class Con;
+
+// Where the I/O traffic of a path goes (see IoEngine).
+class IoSink {
+public:
+    // A receive that is not service traffic: an I/O response (RDMA write
+    // with immediate, or a send with immediate carrying an RkeyRsp), a send
+    // with invalidate, or anything else unexpected on an I/O connection.
+    // data holds wc.byte_len bytes, valid during the call only.
+    virtual void on_io_recv(Con& con, const ibv_wc& wc, const uint8_t* data) = 0;
+    // The completion of a request posted with Con::post_io_write(tag).
+    virtual void on_io_sent(Con& con, uint64_t tag, const ibv_wc& wc) = 0;
+
+protected:
+    ~IoSink() = default;
+};
 
 class Con final : public CmHandler {
 public:
@@ -82,6 +107,14 @@ public:
     Status post_receives(size_t slots, size_t slot_size);
     Status post_send(const uint8_t* msg, size_t len);
     Status post_write_imm(uint32_t imm);
+    // RDMA write of sge (none: zero bytes) to raddr/rkey with an immediate;
+    // its completion goes to the path's IoSink with tag.
+    Status post_io_write(const ibv_sge* sge, uint64_t raddr, uint32_t rkey, uint32_t imm,
+                         uint64_t tag);
+    // Any other work request of the I/O (a memory window bind): wr_id and
+    // send_flags are set here; the completion goes to the IoSink with tag
+    // (below 2^56).
+    Status post_io_wr(ibv_send_wr& wr, uint64_t tag);
     void disconnect();
 
     const ConnOutcome& outcome() const { return outcome_; }
@@ -141,6 +174,22 @@ public:
     Status open();
     // RDMA write with immediate (no data) on connection cid.
     Status send_imm(uint16_t cid, uint32_t imm);
+
+    // Once up: the connection response of connection 0, and the server's
+    // chunks as the reference client derives them from the info response
+    // (a region of len bytes holds len / chunk_size consecutive chunks).
+    struct RemoteChunk {
+        uint64_t addr = 0;
+        uint32_t rkey = 0;
+    };
+    const wire::ConnRspFields& params() const { return params_; }
+    const std::vector<RemoteChunk>& chunks() const { return chunk_table_; }
+    // With kMsgNewRkey the server re-registers a chunk after each request.
+    void set_chunk_rkey(uint32_t id, uint32_t rkey) { chunk_table_.at(id).rkey = rkey; }
+    ibv_pd* pd() const { return pd_.get(); }
+    // The connection cid if it is established, else nullptr.
+    Con* con(uint16_t cid) const;
+    void set_io_sink(IoSink* sink) { io_sink_ = sink; }
     // Disconnects every connection and waits (up to timeout) for the CM to
     // confirm. Idempotent.
     void close(int timeout_ms = 5000);
@@ -175,6 +224,9 @@ private:
     std::string lost_reason_;
     std::optional<std::vector<uint8_t>> info_rsp_;
     unsigned chunks_ = 0, regions_ = 0;
+    std::vector<RemoteChunk> chunk_table_;
+    IoSink* io_sink_ = nullptr;
+    uint32_t send_wr_ = 0, recv_wr_ = 0;  // per connection
 
     HbStats hb_;
     unsigned hb_missed_ = 0;

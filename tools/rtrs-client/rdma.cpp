@@ -64,10 +64,10 @@ Expected<Cq> make_cq(ibv_context* verbs, int cqe, void* context, ibv_comp_channe
     return cq;
 }
 
-Expected<RegBuf> RegBuf::make(ibv_pd* pd, size_t size) {
+Expected<RegBuf> RegBuf::make(ibv_pd* pd, size_t size, int access) {
     RegBuf b;
     b.mem_.assign(size ? size : 1, 0);
-    b.mr_.reset(ibv_reg_mr(pd, b.mem_.data(), b.mem_.size(), IBV_ACCESS_LOCAL_WRITE));
+    b.mr_.reset(ibv_reg_mr(pd, b.mem_.data(), b.mem_.size(), access));
     if (!b.mr_) return sys_error(errno, strf("ibv_reg_mr(%zu bytes)", size));
     return b;
 }

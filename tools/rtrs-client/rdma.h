@@ -38,12 +38,18 @@ struct CqDeleter {
 struct MrDeleter {
     void operator()(ibv_mr* mr) const { report_release_failure("ibv_dereg_mr", ibv_dereg_mr(mr)); }
 };
+struct MwDeleter {
+    void operator()(ibv_mw* mw) const {
+        report_release_failure("ibv_dealloc_mw", ibv_dealloc_mw(mw));
+    }
+};
 
 using EventChannel = std::unique_ptr<rdma_event_channel, EventChannelDeleter>;
 using CompChannel = std::unique_ptr<ibv_comp_channel, CompChannelDeleter>;
 using Pd = std::unique_ptr<ibv_pd, PdDeleter>;
 using Cq = std::unique_ptr<ibv_cq, CqDeleter>;
 using Mr = std::unique_ptr<ibv_mr, MrDeleter>;
+using Mw = std::unique_ptr<ibv_mw, MwDeleter>;
 
 // An rdma_cm_id and the QP created on it (rdma_create_qp), released together.
 class CmId {
@@ -80,13 +86,16 @@ Expected<CompChannel> make_comp_channel(ibv_context* verbs);
 Expected<Pd> make_pd(ibv_context* verbs);
 Expected<Cq> make_cq(ibv_context* verbs, int cqe, void* context, ibv_comp_channel* ch);
 
-// Host memory registered for local access (receives and sends).
+// Host memory registered for local access (receives and sends), or with
+// more access rights (I/O buffers the server RDMA-writes into).
 class RegBuf {
 public:
-    static Expected<RegBuf> make(ibv_pd* pd, size_t size);
+    static Expected<RegBuf> make(ibv_pd* pd, size_t size, int access = IBV_ACCESS_LOCAL_WRITE);
     uint8_t* data() { return mem_.data(); }
     size_t size() const { return mem_.size(); }
     uint32_t lkey() const { return mr_->lkey; }
+    uint32_t rkey() const { return mr_->rkey; }
+    ibv_mr* mr() const { return mr_.get(); }
     uint64_t addr(size_t off) const { return reinterpret_cast<uintptr_t>(mem_.data() + off); }
 
 private:

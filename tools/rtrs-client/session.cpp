@@ -28,6 +28,7 @@ Status Session::open() {
         pc.answer_hb = cfg_.heartbeat;
         pc.send_hb = cfg_.heartbeat;
         pc.verbose = cfg_.verbose;
+        pc.io_depth = cfg_.io_depth;
         paths_.push_back(std::make_unique<Path>(loop_, pc));
         if (cfg_.verbose)
             std::fprintf(

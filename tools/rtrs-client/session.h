@@ -26,6 +26,7 @@ struct SessionConfig {
     uint16_t cons = 2;
     bool heartbeat = true;
     bool verbose = true;
+    uint32_t io_depth = 0;  // see PathConfig::io_depth
 };
 
 class Session {

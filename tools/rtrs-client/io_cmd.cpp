@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+// `rtrs-client io`: exactly N reads and N writes over one path, at most D in
+// flight, round-robin over connections 1..M-1 (connection 0 serves the info
+// exchange and the heartbeats, as with the reference client).
+#include <cerrno>
+#include <cstdio>
+#include <vector>
+
+#include "io.h"
+#include "session.h"
+
+namespace rc {
+
+namespace {
+
+// A run fails when no request completes for this long.
+constexpr int kStallMs = 60000;
+// Per-request problems printed on stderr before going quiet.
+constexpr unsigned kMaxReported = 10;
+
+class IoRun {
+public:
+    IoRun(const IoCmdConfig& cfg, Path& path, IoEngine& eng) : cfg_(cfg), path_(path), eng_(eng) {
+        // Writes and reads alternate while both last.
+        for (uint32_t i = 0; i < cfg.reads || i < cfg.writes; ++i) {
+            if (i < cfg.writes) ops_.push_back(false);
+            if (i < cfg.reads) ops_.push_back(true);
+        }
+        chunk_used_.assign(eng.queue_depth(), false);
+        slot_op_.assign(eng.slots(), {});
+        eng.on_done = [this](unsigned slot, const IoOutcome& out) { done(slot, out); };
+    }
+
+    // Fills the free slots with the next requests.
+    void submit() {
+        while (fatal_.ok() && next_ < ops_.size()) {
+            const int slot = free_slot();
+            if (slot < 0) return;
+            const uint32_t chunk = free_chunk();
+            if (chunk == UINT32_MAX) return;  // cannot happen: slots <= queue depth
+            const bool read = ops_[next_];
+            const uint16_t cid = static_cast<uint16_t>(1 + rr_++ % (cfg_.cons - 1));
+            Status s = read ? eng_.post_read(slot, cid, chunk, cfg_.size, cfg_.usr_len)
+                            : eng_.post_write(slot, cid, chunk, cfg_.size, cfg_.usr_len, next_);
+            if (!s.ok()) {
+                fatal_ = Status::error(s.err(),
+                                       strf("request %zu (%s on chunk %u, con %u): %s", next_,
+                                            read ? "read" : "write", chunk, cid, s.msg().c_str()));
+                return;
+            }
+            chunk_used_[chunk] = true;
+            slot_op_[slot] = {next_, read};
+            ++next_;
+        }
+    }
+
+    bool finished() const {
+        return !fatal_.ok() || (next_ == ops_.size() && eng_.busy_count() == 0);
+    }
+    unsigned long completed() const { return reads_ + writes_; }
+    const Status& fatal() const { return fatal_; }
+    unsigned errors() const { return errors_ + eng_.problems(); }
+
+    std::string summary() const {
+        return strf("io: reads %lu (%llu bytes) writes %lu (%llu bytes) errors %u", reads_,
+                    static_cast<unsigned long long>(reads_) * cfg_.size, writes_,
+                    static_cast<unsigned long long>(writes_) * cfg_.size, errors());
+    }
+
+private:
+    struct SlotOp {
+        size_t seq = 0;
+        bool read = false;
+    };
+
+    int free_slot() const {
+        for (unsigned i = 0; i < eng_.slots(); ++i)
+            if (!eng_.busy(i)) return static_cast<int>(i);
+        return -1;
+    }
+    // The lowest free chunk, as the reference client takes its permits.
+    uint32_t free_chunk() const {
+        for (uint32_t i = 0; i < chunk_used_.size(); ++i)
+            if (!chunk_used_[i]) return i;
+        return UINT32_MAX;
+    }
+
+    void report(const std::string& what) {
+        ++errors_;
+        if (errors_ <= kMaxReported)
+            std::fprintf(stderr, "[%s] %s\n", path_.name().c_str(), what.c_str());
+        else if (errors_ == kMaxReported + 1)
+            std::fprintf(stderr, "[%s] (further failures not shown)\n", path_.name().c_str());
+    }
+
+    void done(unsigned slot, const IoOutcome& out) {
+        const SlotOp op = slot_op_[slot];
+        chunk_used_[out.chunk] = false;
+        (op.read ? reads_ : writes_)++;
+        const char* kind = op.read ? "read" : "write";
+        if (out.err) {
+            report(strf("request %zu (%s on chunk %u, con %u) failed: errno -%u (%s)", op.seq, kind,
+                        out.chunk, out.cid, out.err, errno_name(int(out.err)).c_str()));
+        } else if (op.read) {
+            // The bytes after the descriptor's length must be untouched;
+            // with --verify-zero, the data must be zeros (rtrs-null).
+            const size_t past = eng_.first_not(slot, cfg_.size, cfg_.size + kReadGuard, kReadFill);
+            if (past != SIZE_MAX)
+                report(
+                    strf("request %zu (read of %u bytes on chunk %u, con %u): the server wrote "
+                         "past the descriptor's length (byte %zu is 0x%02x)",
+                         op.seq, cfg_.size, out.chunk, out.cid, past, eng_.read_area(slot)[past]));
+            const size_t bad = cfg_.verify_zero ? eng_.first_not(slot, 0, cfg_.size, 0) : SIZE_MAX;
+            if (bad != SIZE_MAX)
+                report(
+                    strf("request %zu (read of %u bytes on chunk %u, con %u): byte %zu is 0x%02x, "
+                         "not 0%s",
+                         op.seq, cfg_.size, out.chunk, out.cid, bad, eng_.read_area(slot)[bad],
+                         eng_.read_area(slot)[bad] == kReadFill ? " (never written)" : ""));
+        }
+        submit();
+    }
+
+    const IoCmdConfig& cfg_;
+    Path& path_;
+    IoEngine& eng_;
+    std::vector<bool> ops_;  // true: read
+    size_t next_ = 0;
+    unsigned rr_ = 0;
+    std::vector<bool> chunk_used_;
+    std::vector<SlotOp> slot_op_;
+    unsigned long reads_ = 0, writes_ = 0;
+    unsigned errors_ = 0;
+    Status fatal_;
+};
+
+}  // namespace
+
+Status run_io(const IoCmdConfig& cfg) {
+    if (cfg.cons < 2)
+        return Status::error(EINVAL, "io needs --cons 2 or more (connection 0 carries no I/O)");
+    if (cfg.depth == 0) return Status::error(EINVAL, "--qd must be at least 1");
+    auto loop = Loop::create();
+    if (!loop.ok()) return loop.status();
+    SessionConfig sc;
+    sc.name = cfg.session;
+    sc.paths.push_back({cfg.src, cfg.dst});
+    sc.port = cfg.port;
+    sc.cons = cfg.cons;
+    sc.verbose = cfg.verbose;
+    sc.io_depth = cfg.depth;
+    Session session(*loop.value(), sc);
+    Status st = session.open();
+    if (!st.ok()) {
+        session.close();
+        return st;
+    }
+    Path& path = *session.paths()[0];
+    const wire::ConnRspFields& p = path.params();
+    const uint64_t chunk = p.chunk_size();
+    const uint64_t need =
+        uint64_t{cfg.size} + cfg.usr_len +
+        (cfg.reads ? sizeof(wire::RdmaReadHdr) + sizeof(wire::SgDesc) : sizeof(wire::RdmaWrite));
+    if (cfg.size > p.max_io_size || need > chunk) {
+        session.close();
+        return Status::error(EMSGSIZE, strf("%u bytes of data and a %u-byte user header do not fit "
+                                            "(max_io_size %u, chunk size %llu)",
+                                            cfg.size, cfg.usr_len, p.max_io_size,
+                                            static_cast<unsigned long long>(chunk)));
+    }
+    uint32_t depth = cfg.depth;
+    if (depth > p.queue_depth) {
+        std::fprintf(stderr, "rtrs-client: --qd %u is above the queue depth %u: using %u\n", depth,
+                     p.queue_depth, p.queue_depth);
+        depth = p.queue_depth;
+    }
+    {
+        IoEngine eng(path);
+        st = eng.init(depth, need, cfg.size, cfg.need_inval);
+        if (!st.ok()) {
+            session.close();
+            return st;
+        }
+        if (cfg.verbose)
+            std::fprintf(
+                stderr,
+                "io: %u reads and %u writes of %u bytes (user header %u), up to %u in "
+                "flight over connections 1..%u; %s%s\n",
+                cfg.reads, cfg.writes, cfg.size, cfg.usr_len, depth, cfg.cons - 1,
+                eng.new_rkey() ? "new rkey with every response (kMsgNewRkey)" : "plain responses",
+                cfg.need_inval ? "; reads through memory windows, with NEED_INVAL" : "");
+        IoRun run(cfg, path, eng);
+        run.submit();
+        Loop& lp = *loop.value();
+        unsigned long last = run.completed();
+        auto last_progress = Clock::now();
+        while (!run.finished() && !path.lost()) {
+            Status w =
+                lp.wait_for([&] { return run.finished() || path.lost(); }, 1000, "the responses");
+            if (!w.ok() && w.err() != ETIMEDOUT) {
+                st = w;
+                break;
+            }
+            if (run.completed() != last) {
+                last = run.completed();
+                last_progress = Clock::now();
+            } else if (Clock::now() - last_progress > std::chrono::milliseconds(kStallMs)) {
+                st = Status::error(ETIMEDOUT, strf("no response for %d s (%u requests in flight)",
+                                                   kStallMs / 1000, eng.busy_count()));
+                break;
+            }
+        }
+        std::printf("%s\n", run.summary().c_str());
+        if (st.ok() && path.lost())
+            st = Status::error(ECONNRESET, "path lost during I/O: " + path.lost_reason(),
+                               Failure::Closed);
+        if (st.ok() && !run.fatal().ok()) st = run.fatal();
+        if (st.ok() && run.errors())
+            st = Status::error(EIO, strf("%u requests failed or broke the protocol", run.errors()));
+        if (st.ok() && cfg.hold > 0) {
+            if (cfg.verbose) std::fprintf(stderr, "holding the session for %ld s\n", cfg.hold);
+            st = session.hold(static_cast<int>(cfg.hold));
+        }
+        // The engine (and its registration) goes before the path's PD.
+        path.set_io_sink(nullptr);
+    }
+    session.close();
+    return st;
+}
+
+}  // namespace rc
