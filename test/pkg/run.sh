@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The package test, host side: builds rtrs-server-dkms and rtrs-server-tools
+# from the working tree (tools/build-deb.sh, into BUILD_DIR/deb), then boots
+# KVER in a QEMU guest where test/pkg/guest.sh installs them with dpkg -i
+# (DKMS builds the module for the booted kernel), uses the module and
+# rtrs-srv against a live two-path session, and purges them again. Nothing
+# is installed on the host: the guest's writes go to its tmpfs overlay.
+#
+# Usage: test/pkg/run.sh KVER BUILD_DIR CLIENT_BINARY
+#   BUILD_DIR   a folder of this test's own (one per kernel if tests run in
+#               parallel): deb/ (the packages), deb.log, vm/ (the guest's
+#               results: console.log, dmesg.txt, dpkg and DKMS logs)
+# Exit status: run-guest's (0 all passed, 1 a check failed, 3 kernel log
+# problem, 124 timeout, 125 guest failure), or 1 if the packages don't build.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+if [ $# -ne 3 ]; then
+	echo "usage: $0 KVER BUILD_DIR CLIENT_BINARY" >&2
+	exit 2
+fi
+kver=$1
+build=$(mkdir -p "$2" && cd "$2" && pwd)
+client=$(realpath "$3")
+
+[ -x "$client" ] || { echo "run.sh: no rtrs-client at $client" >&2; exit 1; }
+[ -e "/boot/vmlinuz-$kver" ] || { echo "run.sh: no /boot/vmlinuz-$kver" >&2; exit 1; }
+[ -d "/lib/modules/$kver/build" ] ||
+	{ echo "run.sh: no headers for $kver (/lib/modules/$kver/build)" >&2; exit 1; }
+
+# The guest has no network: what the packages depend on (dkms, g++, make),
+# and what guest.sh uses, must already be installed on the host, whose / the
+# guest runs on. dkms is the one a development host may lack.
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+if ! installed dkms; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "run.sh: dkms is not installed; as root: apt-get install dkms" >&2
+		exit 1
+	fi
+	echo "run.sh: installing dkms"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends dkms
+fi
+missing=
+for p in g++ make; do
+	installed "$p" || missing="$missing $p"
+done
+for c in python3 setpriv ip rdma modprobe dpkg-deb; do
+	command -v "$c" >/dev/null || missing="$missing $c"
+done
+[ -z "$missing" ] || { echo "run.sh: missing on the host:$missing" >&2; exit 1; }
+# The guest is a copy of the host: packages of ours installed here would be
+# there too, and the test would not start from a clean system.
+if installed rtrs-server-dkms || installed rtrs-server-tools; then
+	echo "run.sh: rtrs-server-dkms or rtrs-server-tools is installed on the host;" \
+		"the test needs a system without them" >&2
+	exit 1
+fi
+
+# The packages, always from the working tree as it is now.
+deb=$build/deb
+rm -rf "$deb"
+mkdir -p "$deb"
+echo "run.sh: building the packages into $deb (log: $build/deb.log)"
+t0=$(date +%s)
+if ! "$top/tools/build-deb.sh" "$deb" >"$build/deb.log" 2>&1; then
+	tail -n 40 "$build/deb.log"
+	echo "run.sh: tools/build-deb.sh failed (see $build/deb.log)" >&2
+	exit 1
+fi
+echo "run.sh: packages built in $(($(date +%s) - t0)) s:"
+ls -1 "$deb"/*.deb
+
+out=$build/vm
+rm -rf "$out"
+cd "$top"
+exec "$top/tools/vm/run-guest" --kver "$kver" --out "$out" --timeout 2100 \
+	-- "$here/guest.sh" "$deb" "$client" "$out"

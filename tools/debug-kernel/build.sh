@@ -1,0 +1,226 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Builds the debug kernel for rtrs-server tests (KASAN, lockdep, kmemleak,
+# debugobjects, KUnit) from Debian's linux-source-6.1, and caches it outside
+# the clone.  A second run with the same source and config only prints the
+# paths.
+#
+# Usage: build.sh [--check | --print-key | --help]
+#   (none)       build if needed, then print the paths
+#   --check      print the paths and exit 0 if the kernel is already built;
+#                exit 1 (building nothing) if it is not
+#   --print-key  print the cache key and exit
+#
+# Environment:
+#   RTRS_DEBUG_KERNEL_CACHE   cache folder (default ~/.cache/rtrs-debug-kernel)
+#   RTRS_DEBUG_KERNEL_SOURCE  kernel source tarball
+#                             (default /usr/src/linux-source-6.1.tar.xz)
+#   RTRS_DEBUG_KERNEL_JOBS    make -j (default 2; the machine is shared)
+#
+# Cache layout (KEY = <series>-<source version>-<hash of the config recipe>):
+#   src/<source key>/                  the unpacked source tree (shared by all
+#                                      configs of one source version)
+#   KEY/build/                         the O= build folder: .config, vmlinux,
+#                                      Module.symvers, headers and scripts for
+#                                      out-of-tree modules (make -C KEY/build M=...)
+#   KEY/bzImage                        the kernel image
+#   KEY/modroot/lib/modules/<kver>/    modules_install output (for run-guest
+#                                      --modules-root KEY/modroot)
+#   KEY/env                            the paths below, as shell assignments
+#   KEY/build.log, KEY/build-seconds   the build's output and duration
+#   KEY/done                           written last: the kernel is complete
+#
+# Output (stdout, last lines; also in KEY/env):
+#   RTRS_DEBUG_KERNEL_BZIMAGE=...  RTRS_DEBUG_KERNEL_BUILD=...
+#   RTRS_DEBUG_KERNEL_MODROOT=...  RTRS_DEBUG_KERNEL_VERSION=...
+#   RTRS_DEBUG_KERNEL_DIR=...
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+fragment=$here/config.fragment
+cache=${RTRS_DEBUG_KERNEL_CACHE:-$HOME/.cache/rtrs-debug-kernel}
+tarball=${RTRS_DEBUG_KERNEL_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+jobs=${RTRS_DEBUG_KERNEL_JOBS:-2}
+mode=build
+
+case "${1:-}" in
+'') ;;
+--check) mode=check ;;
+--print-key) mode=key ;;
+-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+*) echo "build.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+esac
+
+msg() { printf '[debug-kernel] %s\n' "$*" >&2; }
+die() { msg "error: $*"; exit 1; }
+elapsed() { local s=$1; printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+
+[ -r "$tarball" ] || die "no kernel source at $tarball (apt-get install linux-source-6.1)"
+[ -r "$fragment" ] || die "missing $fragment"
+
+# --- the cache key ---------------------------------------------------------
+# The source version: Debian's package version when the tarball is the
+# packaged one, else the tarball's name, size and time.  The config key: the
+# fragment and the part of this script that turns it into a .config.
+series=$(basename "$tarball" .tar.xz)
+series=${series#linux-source-}
+srcver=$(dpkg-query -S "$tarball" 2>/dev/null | cut -d: -f1 | head -n 1 || true)
+[ -n "$srcver" ] && srcver=$(dpkg-query -W -f='${Version}' "$srcver" 2>/dev/null || true)
+if [ -z "$srcver" ]; then
+	srcver=$(stat -L -c '%s-%Y' "$tarball")
+fi
+srcver=$(printf '%s' "$srcver" | tr -c 'A-Za-z0-9.+_\n-' '_')
+recipe_hash=$( {
+	printf 'source=%s %s\n' "$tarball" "$(stat -L -c '%s %Y' "$tarball")"
+	cat "$fragment"
+	sed -n '/^# --- recipe: begin/,/^# --- recipe: end/p' "$0"
+} | sha256sum | cut -c1-12)
+srckey=linux-$series-$srcver
+key=$series-$srcver-$recipe_hash
+[ "$mode" = key ] && { echo "$key"; exit 0; }
+
+srcdir=$cache/src/$srckey
+dir=$cache/$key
+build=$dir/build
+modroot=$dir/modroot
+
+print_paths() {
+	cat "$dir/env"
+}
+
+if [ -e "$dir/done" ] && [ -s "$dir/bzImage" ] && [ -s "$dir/env" ]; then
+	msg "cached: $dir"
+	print_paths
+	exit 0
+fi
+if [ "$mode" = check ]; then
+	msg "not built yet: $dir (run $0)"
+	exit 1
+fi
+
+mkdir -p "$cache/src" "$dir"
+# One build per key at a time (ctest -j, two shells): the second waits.
+exec 9>"$dir.lock"
+if ! flock -n 9; then
+	msg "another build.sh is building $key; waiting for it"
+	flock 9
+	if [ -e "$dir/done" ]; then print_paths; exit 0; fi
+fi
+
+t_start=$(date +%s)
+
+# --- unpack the source, once per source version -----------------------------
+if [ ! -e "$srcdir/.rtrs-unpacked" ]; then
+	msg "unpacking $tarball into $srcdir"
+	rm -rf "$srcdir.tmp"
+	mkdir -p "$srcdir.tmp"
+	nice -n 19 tar -xJf "$tarball" -C "$srcdir.tmp" --strip-components=1
+	touch "$srcdir.tmp/.rtrs-unpacked"
+	rm -rf "$srcdir"
+	mv "$srcdir.tmp" "$srcdir"
+	msg "unpacked in $(elapsed $(($(date +%s) - t_start)))"
+fi
+
+kmake() { nice -n 19 make -C "$srcdir" O="$build" "$@"; }
+
+# --- recipe: begin (this part is in the cache key) ---------------------------
+# defconfig + the KVM guest bits + our fragment; olddefconfig fills in the rest.
+configure() {
+	mkdir -p "$build"
+	kmake -s x86_64_defconfig
+	kmake -s kvm_guest.config >/dev/null
+	(cd "$srcdir" && scripts/kconfig/merge_config.sh -m -O "$build" \
+		"$build/.config" "$fragment") >"$dir/merge_config.log" 2>&1 ||
+		{ cat "$dir/merge_config.log" >&2; die "merge_config.sh failed"; }
+	kmake -s olddefconfig
+}
+# --- recipe: end ---------------------------------------------------------------
+
+# Every option of the fragment must have the value written there: Kconfig
+# drops an option whose dependencies are not met without a word.
+check_config() {
+	local line opt bad=0
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qxF -- "$line" "$build/.config" ||
+				{ msg "config: wanted $line, got: $(grep -E "^(# )?${line%%=*}[= ]" "$build/.config" || echo unset)"; bad=1; }
+			;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }
+			opt=${opt%% *}
+			if grep -q "^$opt=" "$build/.config"; then
+				msg "config: wanted $opt off, got: $(grep "^$opt=" "$build/.config")"
+				bad=1
+			fi
+			;;
+		esac
+	done <"$fragment"
+	[ $bad = 0 ] || die "the .config does not match $fragment (see above)"
+}
+
+if [ ! -e "$build/.config" ] || [ ! -e "$dir/configured" ]; then
+	msg "configuring $build"
+	configure
+	check_config
+	touch "$dir/configured"
+else
+	check_config
+fi
+
+# --- build, with a progress line every minute -----------------------------------
+log=$dir/build.log
+msg "building bzImage and modules: nice -n 19 make -j$jobs (log: $log)"
+msg "a first build takes 20-50 minutes on 2 shared cores"
+t_build=$(date +%s)
+kmake -j"$jobs" all >"$log" 2>&1 &
+make_pid=$!
+trap 'kill -- $make_pid 2>/dev/null || true' INT TERM
+while kill -0 $make_pid 2>/dev/null; do
+	for _ in $(seq 60); do
+		kill -0 $make_pid 2>/dev/null || break
+		sleep 1
+	done
+	kill -0 $make_pid 2>/dev/null || break
+	n=$(grep -c '^  CC' "$log" || true)
+	last=$(grep -E '^  (CC|LD|AR|AS)' "$log" | tail -n 1 | sed 's/^ *//' || true)
+	msg "$(elapsed $(($(date +%s) - t_build))): $n objects compiled; now: $last"
+done
+rc=0
+wait $make_pid || rc=$?
+trap - INT TERM
+if [ $rc != 0 ]; then
+	grep -E -B2 -A8 'error|Error' "$log" | tail -n 60 >&2 || tail -n 60 "$log" >&2
+	die "kernel build failed (exit $rc); full log: $log"
+fi
+build_s=$(($(date +%s) - t_build))
+msg "kernel built in $(elapsed $build_s)"
+
+kver=$(cat "$build/include/config/kernel.release")
+
+# --- install -------------------------------------------------------------------
+msg "installing modules into $modroot"
+rm -rf "$modroot"
+kmake -s INSTALL_MOD_PATH="$modroot" modules_install >>"$log" 2>&1 ||
+	die "modules_install failed; see $log"
+moddir=$modroot/lib/modules/$kver
+[ -d "$moddir/kernel" ] || die "modules_install left no $moddir/kernel"
+# The usual links, so that tools that look for the headers through the
+# modules folder find the build folder.
+ln -sfn "$build" "$moddir/build"
+ln -sfn "$srcdir" "$moddir/source"
+cp -f "$build/arch/x86/boot/bzImage" "$dir/bzImage.tmp"
+mv -f "$dir/bzImage.tmp" "$dir/bzImage"
+cp -f "$fragment" "$dir/config.fragment"
+echo "$build_s" >"$dir/build-seconds"
+
+cat >"$dir/env" <<EOF
+RTRS_DEBUG_KERNEL_DIR=$dir
+RTRS_DEBUG_KERNEL_BZIMAGE=$dir/bzImage
+RTRS_DEBUG_KERNEL_BUILD=$build
+RTRS_DEBUG_KERNEL_MODROOT=$modroot
+RTRS_DEBUG_KERNEL_VERSION=$kver
+EOF
+touch "$dir/done"
+msg "done in $(elapsed $(($(date +%s) - t_start))) (compile $(elapsed $build_s))"
+print_paths
