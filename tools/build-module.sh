@@ -3,11 +3,20 @@
 # Builds rtrs-server.ko and rtrs-null.ko for one kernel in a folder of its own (Kbuild builds
 # in the source folder, so the sources are copied there first), with the
 # standard out-of-tree command, and fails on any warning in the build output.
-# Usage: build-module.sh KVER OUTDIR
+# Usage: build-module.sh [--kdir DIR] KVER OUTDIR
+#   --kdir DIR  the kernel build folder (default /lib/modules/KVER/build), e.g.
+#               the debug kernel's (tools/debug-kernel/build.sh)
 set -eu
+kdir=
+if [ "${1:-}" = --kdir ]; then
+	[ $# -ge 2 ] || { echo "usage: $0 [--kdir DIR] KVER OUTDIR" >&2; exit 2; }
+	kdir=$2
+	shift 2
+fi
+[ $# -eq 2 ] || { echo "usage: $0 [--kdir DIR] KVER OUTDIR" >&2; exit 2; }
 kver=$1 out=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
-kdir=/lib/modules/$kver/build
+[ -n "$kdir" ] || kdir=/lib/modules/$kver/build
 [ -d "$kdir" ] || { echo "no kernel headers for $kver at $kdir" >&2; exit 1; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

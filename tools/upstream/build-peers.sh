@@ -4,7 +4,9 @@
 # committed) out of tree from Debian's linux-source package of the kernel's
 # series.
 #
-# Usage: build-peers.sh [--rnbd-server-against DIR] KVER OUTDIR
+# Usage: build-peers.sh [--kdir DIR] [--rnbd-server-against DIR] KVER OUTDIR
+#   --kdir DIR: the kernel build folder (default /lib/modules/KVER/build),
+#     e.g. the debug kernel's (tools/debug-kernel/build.sh)
 #   OUTDIR/src/rtrs  rtrs-core.ko rtrs-client.ko rtrs-server.ko
 #   OUTDIR/src/rnbd  rnbd-client.ko rnbd-server.ko (on the upstream rtrs)
 #   --rnbd-server-against DIR: also builds rnbd-server.ko against the
@@ -13,11 +15,12 @@
 # The sources are extracted once; later runs only rebuild.
 set -eu
 
-usage() { echo "usage: $0 [--rnbd-server-against DIR] KVER OUTDIR" >&2; exit 2; }
+usage() { echo "usage: $0 [--kdir DIR] [--rnbd-server-against DIR] KVER OUTDIR" >&2; exit 2; }
 
-against=
+against= kdir=
 while [ $# -gt 0 ]; do
 	case $1 in
+	--kdir) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
 	--rnbd-server-against) [ $# -ge 2 ] || usage; against=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) usage ;;
@@ -28,7 +31,7 @@ done
 kver=$1
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
-kdir=/lib/modules/$kver/build
+[ -n "$kdir" ] || kdir=/lib/modules/$kver/build
 [ -d "$kdir" ] || { echo "no kernel headers for $kver at $kdir" >&2; exit 1; }
 
 # 6.1.0-57-amd64 -> 6.1, 6.12.117+deb12-amd64 -> 6.12

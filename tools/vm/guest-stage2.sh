@@ -7,6 +7,9 @@
 #     absolute path as on the host,
 #   - optionally bind-mounts another kernel's modules over /lib/modules/VER,
 #   - runs the command script written by run-guest,
+#   - with rtrsvm.kmemleak=1 (run-guest --kmemleak): clears what kmemleak
+#     suspects before the command, unloads the rtrs/rnbd modules the command
+#     left loaded, then scans twice and saves the report as kmemleak.txt,
 #   - saves the kernel log, prints RTRSVM-EXIT-STATUS=<n> and powers off.
 # Parameters come from the kernel command line (percent-encoded values):
 #   rtrsvm.out=DIR rtrsvm.script=FILE rtrsvm.kver=VER rtrsvm.modroot=DIR
@@ -88,7 +91,7 @@ if has_fs configfs && [ -d /sys/kernel/config ]; then
 fi
 
 # --- parameters ------------------------------------------------------------
-out='' script='' kver='' modroot=''
+out='' script='' kver='' modroot='' kmemleak=0
 read -r -a cmdline </proc/cmdline
 for arg in "${cmdline[@]}"; do
 	case "$arg" in
@@ -96,6 +99,7 @@ for arg in "${cmdline[@]}"; do
 	rtrsvm.script=*) script=$(decode "${arg#*=}") ;;
 	rtrsvm.kver=*) kver=$(decode "${arg#*=}") ;;
 	rtrsvm.modroot=*) modroot=$(decode "${arg#*=}") ;;
+	rtrsvm.kmemleak=*) kmemleak=${arg#*=} ;;
 	esac
 done
 [ -n "$out" ] || fatal "rtrsvm.out= missing from the kernel command line"
@@ -129,11 +133,77 @@ if ((!(lo_flags & 1))); then
 	ip link set lo up 2>/dev/null || say "warning: could not bring lo up"
 fi
 
+# --- kmemleak ------------------------------------------------------------------
+leakfile=/sys/kernel/debug/kmemleak
+kmemleak_scan() { # N: N scans; prints how long each took
+	local i t
+	for ((i = 1; i <= $1; i++)); do
+		t=$SECONDS
+		echo scan >"$leakfile" || return 1
+		say "kmemleak scan $i/$1 took $((SECONDS - t)) s"
+	done
+}
+# Before the command: what the kernel itself left (boot) is reported once,
+# in kmemleak-boot.txt, and then marked as seen. No automatic scans: the
+# result must come from the scans after the command.
+kmemleak_before() {
+	rm -f "$out/kmemleak.txt" "$out/kmemleak-boot.txt" "$out/kmemleak-unload.txt"
+	[ -w "$leakfile" ] || { say "kmemleak: no $leakfile on $(uname -r)"; return 1; }
+	echo scan=off >"$leakfile" || return 1
+	kmemleak_scan 1 || return 1
+	cat "$leakfile" >"$out/kmemleak-boot.txt"
+	[ -s "$out/kmemleak-boot.txt" ] &&
+		say "kmemleak: $(grep -c '^unreferenced object' "$out/kmemleak-boot.txt") suspect(s) from boot, cleared (kmemleak-boot.txt)"
+	echo clear >"$leakfile"
+}
+# rtrs* and rnbd* modules still loaded, users first.
+leftover_modules() {
+	local name _size users _rest
+	while read -r name _size users _rest; do
+		case $name in rtrs_* | rnbd_*) echo "$users $name" ;; esac
+	done </proc/modules | sort -n | cut -d' ' -f2
+}
+# After the command: unload what it left of rtrs/rnbd (whatever it
+# allocated must be freed by then), let the objects age past kmemleak's 5 s,
+# scan twice (a stale pointer can hide an object from one scan).
+kmemleak_after() {
+	local m left tries=0
+	: >"$out/kmemleak-unload.txt"
+	while left=$(leftover_modules) && [ -n "$left" ] && [ $tries -lt 5 ]; do
+		for m in $left; do
+			rmmod "$m" 2>>"$out/kmemleak-unload.txt" &&
+				echo "unloaded $m (left loaded by the command)" >>"$out/kmemleak-unload.txt"
+		done
+		tries=$((tries + 1))
+	done
+	left=$(leftover_modules)
+	if [ -n "$left" ]; then
+		say "kmemleak: cannot unload:" $left
+		echo "still loaded:" $left >>"$out/kmemleak-unload.txt"
+		return 1
+	fi
+	sleep 6
+	kmemleak_scan 2 || return 1
+	cat "$leakfile" >"$out/kmemleak.tmp" && mv "$out/kmemleak.tmp" "$out/kmemleak.txt"
+	if [ -s "$out/kmemleak.txt" ]; then
+		say "kmemleak: $(grep -c '^unreferenced object' "$out/kmemleak.txt") suspected leak(s), see kmemleak.txt"
+	else
+		say "kmemleak: no leaks after the command"
+	fi
+}
+
 # --- the command -------------------------------------------------------------
 cd / || true
 [ -f "$script" ] || fatal "command script $script not found"
+kmemleak_ok=1
+if [ "$kmemleak" = 1 ]; then
+	kmemleak_before || { kmemleak_ok=0; say "kmemleak: setup failed"; }
+fi
 env -i TERM=dumb /bin/bash --noprofile --norc "$script" </dev/null
 status=$?
+if [ "$kmemleak" = 1 ] && [ $kmemleak_ok = 1 ]; then
+	kmemleak_after || say "kmemleak: the check after the command failed"
+fi
 
 dmesg >"$out/dmesg.txt" 2>&1 || say "warning: dmesg failed"
 sync
