@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The guest tests again, on the debug kernel (tools/debug-kernel: KASAN,
+# lockdep, kmemleak, debugobjects, list debugging). ctest runs one step per
+# test (debug.* in CMakeLists.txt); tools/debug-kernel/build.sh must have
+# built the kernel first (ctest: debug.kernel).
+#
+# Usage: test/debug/run.sh BUILD_DIR STEP [ARGS...]
+#   module                 build rtrs-server.ko and rtrs-null.ko against the
+#                          debug kernel, in BUILD_DIR/debug/module
+#   peers                  build the upstream peers against it (rnbd-server
+#                          against our Module.symvers), in BUILD_DIR/debug/peers
+#   smoke                  test/guest/smoke.sh
+#   abi ABI_TESTS CLIENT   test/abi/guest-run.sh
+#   io CLIENT Y|N          test/io/guest-run.sh
+#   interop Y|N            test/interop/rnbd-guest.sh
+# Each guest step boots the debug kernel with run-guest --kmemleak: after the
+# test, the rtrs/rnbd modules are unloaded and kmemleak must find nothing;
+# any KASAN, lockdep, debugobjects or other kernel report fails the step.
+# Results: BUILD_DIR/vm/debug-STEP[-ARG].
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+usage() { sed -n '7,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || usage
+build=$(mkdir -p "$1" && cd "$1" && pwd)
+step=$2
+shift 2
+
+if ! env=$("$top/tools/debug-kernel/build.sh" --check); then
+	echo "FAIL: the debug kernel is not built (ctest debug.kernel, or tools/debug-kernel/build.sh)" >&2
+	exit 1
+fi
+eval "$env"
+kver=$RTRS_DEBUG_KERNEL_VERSION
+moddir=$build/debug/module
+peersdir=$build/debug/peers
+
+# Guest memory: 1 GB keeps each kmemleak scan near 20 s under TCG.
+guest() { # NAME TIMEOUT COMMAND...
+	local name=$1 timeout=$2
+	shift 2
+	[ -f "$moddir/rtrs-server.ko" ] ||
+		{ echo "FAIL: no $moddir/rtrs-server.ko (ctest debug.module)" >&2; exit 1; }
+	exec "$top/tools/vm/run-guest" --kernel "$RTRS_DEBUG_KERNEL_BZIMAGE" \
+		--modules-root "$RTRS_DEBUG_KERNEL_MODROOT" --kver "$kver" \
+		--kmemleak --mem 1024 --timeout "$timeout" \
+		--out "$build/vm/debug-$name" -- "$@"
+}
+
+case $step in
+module)
+	exec "$top/tools/build-module.sh" --kdir "$RTRS_DEBUG_KERNEL_BUILD" "$kver" "$moddir" ;;
+peers)
+	exec "$top/tools/upstream/build-peers.sh" --kdir "$RTRS_DEBUG_KERNEL_BUILD" \
+		--rnbd-server-against "$moddir" "$kver" "$peersdir" ;;
+smoke)
+	[ $# -eq 0 ] || usage
+	guest smoke 1500 "$top/test/guest/smoke.sh" "$moddir/rtrs-server.ko" ;;
+abi)
+	[ $# -eq 2 ] || usage
+	guest abi 2400 "$top/test/abi/guest-run.sh" "$moddir" "$1" "$2" \
+		"--gtest_output=xml:$build/vm/debug-abi/" ;;
+io)
+	[ $# -eq 2 ] || usage
+	guest "io-$2" 2400 "$top/test/io/guest-run.sh" "$moddir" "$1" "$2" ;;
+interop)
+	[ $# -eq 1 ] || usage
+	guest "interop-$1" 2400 "$top/test/interop/rnbd-guest.sh" "$moddir" "$peersdir" "$1" ;;
+*)
+	usage ;;
+esac
