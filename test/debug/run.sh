@@ -13,7 +13,8 @@
 #   smoke                  test/guest/smoke.sh
 #   abi ABI_TESTS CLIENT   test/abi/guest-run.sh
 #   io CLIENT Y|N          test/io/guest-run.sh
-#   interop Y|N            test/interop/rnbd-guest.sh
+#   interop Y|N            test/interop/rnbd-guest.sh (needs peers; by hand
+#                          only, see README.md)
 # Each guest step boots the debug kernel with run-guest --kmemleak: after the
 # test, the rtrs/rnbd modules are unloaded and kmemleak must find nothing;
 # any KASAN, lockdep, debugobjects or other kernel report fails the step.
@@ -22,7 +23,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-usage() { sed -n '7,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '8,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 build=$(mkdir -p "$1" && cd "$1" && pwd)
 step=$2

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Host side of the KUnit test (ctest: kunit.debug): builds rtrs-server-kunit.ko
+# Host side of the KUnit test (ctest: debug.kunit): builds rtrs-server-kunit.ko
 # against the cached debug kernel (tools/debug-kernel/build.sh) and runs
 # guest-run.sh in a guest booted on that kernel.
 #
