@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -212,6 +213,20 @@ int cmd_connect(const Args& a) {
     return kExitOk;
 }
 
+// The one path of io and bad: --server and an optional --src. Returns 0, or
+// the usage error's exit status.
+int one_path_addrs(const Args& a, rc::Addr* dst, std::optional<rc::Addr>* src) {
+    auto d = rc::parse_addr(a.servers[0]);
+    if (!d.ok()) return usage_error(d.status().msg());
+    *dst = d.value();
+    if (!a.srcs.empty()) {
+        auto sa = rc::parse_addr(a.srcs[0].second);
+        if (!sa.ok()) return usage_error(sa.status().msg());
+        *src = sa.value();
+    }
+    return 0;
+}
+
 int cmd_io(const Args& a) {
     if (!a.session_given || a.session.empty()) return usage_error("io needs --session NAME");
     if (a.servers.size() != 1) return usage_error("io needs exactly one --server ADDR");
@@ -221,14 +236,7 @@ int cmd_io(const Args& a) {
     if (a.cons < 2) return usage_error("io needs --cons 2 or more (connection 0 carries no I/O)");
     rc::IoCmdConfig cfg;
     cfg.session = a.session;
-    auto dst = rc::parse_addr(a.servers[0]);
-    if (!dst.ok()) return usage_error(dst.status().msg());
-    cfg.dst = dst.value();
-    if (!a.srcs.empty()) {
-        auto src = rc::parse_addr(a.srcs[0].second);
-        if (!src.ok()) return usage_error(src.status().msg());
-        cfg.src = src.value();
-    }
+    if (int err = one_path_addrs(a, &cfg.dst, &cfg.src)) return err;
     cfg.port = static_cast<uint16_t>(a.port);
     cfg.cons = static_cast<uint16_t>(a.cons);
     cfg.reads = static_cast<uint32_t>(a.reads);
@@ -253,14 +261,7 @@ int cmd_bad(const Args& a) {
     if (a.servers.size() != 1) return usage_error("bad needs exactly one --server ADDR");
     rc::BadConfig cfg;
     cfg.which = a.which;
-    auto dst = rc::parse_addr(a.servers[0]);
-    if (!dst.ok()) return usage_error(dst.status().msg());
-    cfg.dst = dst.value();
-    if (!a.srcs.empty()) {
-        auto src = rc::parse_addr(a.srcs[0].second);
-        if (!src.ok()) return usage_error(src.status().msg());
-        cfg.src = src.value();
-    }
+    if (int err = one_path_addrs(a, &cfg.dst, &cfg.src)) return err;
     cfg.port = static_cast<uint16_t>(a.port);
     if (a.session_given) cfg.session = a.session;
     cfg.verbose = !a.quiet;
