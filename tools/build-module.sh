@@ -20,6 +20,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 [ -d "$kdir" ] || { echo "no kernel headers for $kver at $kdir" >&2; exit 1; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+case "$out" in *[[:space:]]*)
+	echo "build-module.sh: $out has white space in it, which Kbuild cannot build in: use a folder without" >&2
+	exit 1 ;;
+esac
 # Keep what an earlier build made, so that Kbuild rebuilds only what changed.
 for item in Kbuild Makefile src include tools/check-cxx-object.sh; do
 	mkdir -p "$out/$(dirname "$item")"

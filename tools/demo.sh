@@ -8,11 +8,17 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+build=${RTRS_BUILD_DIR:-$top/build}
+for dir in "$top" "$build"; do
+	case "$dir" in *[[:space:]]*)
+		echo "${0##*/}: '$dir' has white space in it, which Kbuild cannot build in: use a folder without" >&2
+		exit 1 ;;
+	esac
+done
 if [ "$(id -u)" -eq 0 ]; then
 	tools/install-deps.sh
 fi
 kver=${KVER:-$(tools/kernels.sh | awk "NR == 1")}
-build=${RTRS_BUILD_DIR:-$top/build}
 cmake -S "$top" -B "$build" -DRTRS_KERNELS="$kver" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target rtrs-client rtrs-srv
 tools/build-module.sh "$kver" "$build/module/$kver"

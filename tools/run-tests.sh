@@ -7,6 +7,13 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+build=${RTRS_BUILD_DIR:-$top/build}
+for dir in "$top" "$build"; do
+	case "$dir" in *[[:space:]]*)
+		echo "${0##*/}: '$dir' has white space in it, which Kbuild cannot build in: use a folder without" >&2
+		exit 1 ;;
+	esac
+done
 
 echo "== installing dependencies"
 if [ "$(id -u)" -eq 0 ]; then
@@ -18,7 +25,6 @@ fi
 kernels=$(tools/kernels.sh --require | paste -sd';')
 echo "== kernels under test: ${kernels//;/ }"
 
-build=${RTRS_BUILD_DIR:-$top/build}
 echo "== configuring and building in $build"
 cmake -S "$top" -B "$build" -DRTRS_KERNELS="$kernels" -DRTRS_GUEST_TESTS=ON
 cmake --build "$build" -j"$(nproc)"

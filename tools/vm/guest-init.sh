@@ -5,7 +5,7 @@
 #      (listed, in order, in /modules/order),
 #   2. mounts the host's / (9p tag "hostroot", read-only),
 #   3. stacks a tmpfs-backed overlay on top so the guest can write,
-#   4. sets up the pseudo filesystems, /tmp, /run, lo, the hostname and the
+#   4. sets up the pseudo filesystems, /run, lo, the hostname and the
 #      results folder (9p tag "rtrsout", mounted at rtrsvm.out=) in it,
 #   5. switch_root's into it and execs stage 2 (guest-stage2.sh, run by the
 #      host's bash), whose path is given as rtrsvm.stage2=.
@@ -102,7 +102,6 @@ ln -sfn /proc/self/fd dev/fd
 ln -sfn /proc/self/fd/0 dev/stdin
 ln -sfn /proc/self/fd/1 dev/stdout
 ln -sfn /proc/self/fd/2 dev/stderr
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs tmp
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs run
 mkdir -p run/lock run/shm
 has_fs() { grep -qw "$1" proc/filesystems; }

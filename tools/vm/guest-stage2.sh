@@ -2,7 +2,8 @@
 # Stage 2 of the run-guest VM.  guest-init.sh (busybox, in the initramfs)
 # switch_root's into an overlay of the host's / and execs this file with the
 # host's bash as PID 1.  It:
-#   - sets up the usual pseudo filesystems, a fresh /tmp and /run,
+#   - sets up the usual pseudo filesystems and a fresh /run (/tmp is the
+#     host's, seen through the overlay: writable, changes stay in the guest),
 #   - mounts the writable results folder (9p tag "rtrsout") at the same
 #     absolute path as on the host,
 #   - optionally bind-mounts another kernel's modules over /lib/modules/VER,
@@ -76,7 +77,6 @@ mount_once tmpfs tmpfs /dev/shm mode=1777,nosuid,nodev
 for l in fd:/proc/self/fd stdin:/proc/self/fd/0 stdout:/proc/self/fd/1 stderr:/proc/self/fd/2; do
 	[ -e "/dev/${l%%:*}" ] || ln -sfn "${l#*:}" "/dev/${l%%:*}"
 done
-mount_once tmpfs tmpfs /tmp mode=1777,nosuid,nodev
 mount_once tmpfs tmpfs /run mode=0755,nosuid,nodev
 [ -d /run/lock ] || mkdir -p /run/lock /run/shm
 if has_fs debugfs; then
