@@ -1,10 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The main job: installs what it needs, builds rtrs-server.ko, rtrs-null.ko,
-# the userspace client and rtrs-srv, boots Debian's kernel in a QEMU guest,
-# loads the modules there, connects the client with two paths over soft-RoCE
-# and shows the /sys/class/rtrs-server tree. KVER picks the kernel (default:
-# the 6.1 one).
+# The main job: installs what it needs, builds rtrs-server.ko, rtrs-srv and
+# the upstream RTRS/RNBD peers (from Debian's linux-source, rnbd-server
+# against our Module.symvers), boots Debian's kernel in a QEMU guest and runs
+# test/guest/demo.sh there: upstream rnbd-server on OUR rtrs-server exports a
+# RAM disk, upstream rnbd-client maps it over two soft-RoCE paths, data is
+# written, read back and compared, the counters are shown, a path is
+# disconnected through our sysfs and comes back, and everything is unloaded.
+# KVER picks the kernel (default: the 6.1 one); RTRS_BUILD_DIR the build
+# folder (default: build/ in this checkout).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -19,8 +23,19 @@ if [ "$(id -u)" -eq 0 ]; then
 	tools/install-deps.sh
 fi
 kver=${KVER:-$(tools/kernels.sh | awk "NR == 1")}
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+moddir=$build/module/$kver
+peers=$build/peers/$kver
+
+echo "== building rtrs-srv, rtrs-server.ko for $kver, the upstream peers"
 cmake -S "$top" -B "$build" -DRTRS_KERNELS="$kver" >/dev/null
-cmake --build "$build" -j"$(nproc)" --target rtrs-client rtrs-srv
-tools/build-module.sh "$kver" "$build/module/$kver"
-exec tools/vm/run-guest --kver "$kver" --out "$build/vm/demo-$kver" \
-	-- "$top/test/guest/demo.sh" "$build/module/$kver" "$build/rtrs-client" "$build/tools/rtrs-srv/rtrs-srv"
+cmake --build "$build" -j"$(nproc)" --target rtrs-srv
+tools/build-module.sh "$kver" "$moddir"
+tools/upstream/build-peers.sh --rnbd-server-against "$moddir" "$kver" "$peers"
+
+echo "== booting $kver in QEMU for the demo"
+# loglevel=4: a quiet boot (the demo shows the kernel's messages again once
+# it runs); the whole kernel log is still saved and checked.
+exec tools/vm/run-guest --kver "$kver" --out "$build/vm/demo-$kver" --append "loglevel=4" \
+	-- "$top/test/guest/demo.sh" "$moddir" "$peers" "$build/tools/rtrs-srv/rtrs-srv"
