@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The narrow interface between the C glue (src/kernel) and the C++ core
- * (src/core). Plain C types only: the glue cannot see C++ and the core
+ * The C++ core's entry points: each kernel event the C glue sees becomes one
+ * call here, and the core answers through the kernel environment
+ * (core/env.h). Plain C types only: the glue cannot see C++ and the core
  * cannot see kernel headers.
+ *
+ * Context: unless a call says otherwise it may sleep and is made with no
+ * lock of ours held.
  */
 #ifndef RTRS_CORE_H
 #define RTRS_CORE_H
@@ -11,11 +15,29 @@
 extern "C" {
 #endif
 
+struct rtrs_env_cm;
+struct rtrs_env_ulp;
+struct rtrs_srv_op;
+struct rtrs_srv_ctx;
+struct rtrs_srv_sess;
+
+/* --- the module ------------------------------------------------------------- */
+
 /* Limits of the module parameters, as the upstream server has them. */
 #define RTRS_CORE_MIN_CHUNK_SIZE 8192
 #define RTRS_CORE_MAX_SESS_QUEUE_DEPTH 65535
 /* Bits of an immediate left for chunk id and offset (32 minus 4 of type). */
 #define RTRS_CORE_IMM_PAYLOAD_BITS 28
+
+struct rtrs_core_config {
+	unsigned char always_invalidate;
+	__UINT32_TYPE__ max_chunk_size;
+	__UINT32_TYPE__ sess_queue_depth;
+	/* Chunk memory all sessions together may hold, in MiB; 0: the default. */
+	__UINT32_TYPE__ chunk_mem_mb;
+	/* The page size: the room for headers the server announces. */
+	__UINT32_TYPE__ page_size;
+};
 
 /*
  * Checks the module parameters. Returns 0, or -EINVAL with a one-line reason
@@ -24,128 +46,120 @@ extern "C" {
 int rtrs_core_check_params(int max_chunk_size, int sess_queue_depth, char *msg,
 			   __SIZE_TYPE__ msg_len);
 
-/* --- protocol, for the glue; implemented over src/core/wire.h --------- */
+/*
+ * Sets the core up with a checked configuration (0 or a negative errno)
+ * and tears it down; exit is called once every server is closed.
+ * chunk_mem_mb_out gets the memory budget in effect (the default resolved).
+ */
+int rtrs_core_init(const struct rtrs_core_config *cfg, __UINT32_TYPE__ *chunk_mem_mb_out);
+void rtrs_core_exit(void);
 
-/* What a connection request asks for, decoded and checked. */
-struct rtrs_core_conn_req {
-	__UINT16_TYPE__ version;
-	__UINT16_TYPE__ cid;
-	__UINT16_TYPE__ cid_num;
-	__UINT16_TYPE__ recon_cnt;
-	unsigned char sess_uuid[16];
-	unsigned char paths_uuid[16];
-	unsigned char first_conn;	/* 0 or 1 */
+/* --- the upper layer's API (include/rtrs/rtrs-srv.h) ------------------------ */
+
+int rtrs_core_server_open(struct rtrs_env_ulp *ulp, __UINT16_TYPE__ port,
+			  struct rtrs_srv_ctx **out);
+/*
+ * Closes every path of the server and waits until they are gone; returns
+ * the ULP handle it was opened with (for the glue to free).
+ */
+struct rtrs_env_ulp *rtrs_core_server_close(struct rtrs_srv_ctx *srv);
+/* The ULP's answer to a request; any context. */
+void rtrs_core_answer(struct rtrs_srv_op *op, int status);
+void rtrs_core_set_sess_priv(struct rtrs_srv_sess *sess, void *priv);
+int rtrs_core_get_path_name(struct rtrs_srv_sess *sess, char *buf, __SIZE_TYPE__ len);
+int rtrs_core_get_queue_depth(struct rtrs_srv_sess *sess);
+
+/* Link events, as the ULP API numbers them. */
+#define RTRS_CORE_LINK_CONNECTED 0
+#define RTRS_CORE_LINK_DISCONNECTED 1
+
+/* --- RDMA CM ------------------------------------------------------------------ */
+
+/* An address as the CM reports it: family and its address bytes. */
+#define RTRS_CORE_AF_INET 2
+#define RTRS_CORE_AF_INET6 10
+#define RTRS_CORE_AF_IB 27
+struct rtrs_core_addr {
+	__UINT16_TYPE__ family;
+	unsigned char bytes[16];	/* AF_INET: 4, AF_INET6: 16, AF_IB: the GID */
 };
 
 /*
- * Decodes and checks a connection request's private data. Returns 0, or a
- * negative errno for the reject with a one-line reason in why.
+ * A connection request, in the CM handler of its new cm_id. ib_dev is the
+ * device's opaque identity (given back to rtrs_env_dev_open()). Returns 0
+ * when the core keeps the cm_id (accepted, or refused later by closing its
+ * path), or non-zero when it rejected it: the handler must then return
+ * non-zero so that the CM destroys the id.
  */
-int rtrs_core_parse_conn_req(const void *data, __SIZE_TYPE__ len,
-			     struct rtrs_core_conn_req *req, char *why,
-			     __SIZE_TYPE__ why_len);
+int rtrs_core_on_connect_request(void *core_server, struct rtrs_env_cm *cm, void *ib_dev,
+				 unsigned int port_num, const struct rtrs_core_addr *client,
+				 const struct rtrs_core_addr *server, const void *priv,
+				 __UINT32_TYPE__ len);
 
-/* Size of the connection response, and building one (errno_value 0 to
- * accept, or the negative errno of the reject). */
-__SIZE_TYPE__ rtrs_core_conn_rsp_size(void);
-void rtrs_core_build_conn_rsp(void *buf, int errno_value,
-			      __UINT16_TYPE__ queue_depth,
-			      __UINT32_TYPE__ max_io_size,
-			      __UINT32_TYPE__ max_hdr_size,
-			      __UINT32_TYPE__ flags);
-#define RTRS_CORE_CONN_RSP_NEW_RKEY 2u	/* flags: a new rkey comes with each response */
+enum rtrs_core_cm_event {
+	RTRS_CORE_CM_ESTABLISHED,
+	RTRS_CORE_CM_DISCONNECTED,	/* the peer left, or the connection ended */
+	RTRS_CORE_CM_ERROR,		/* rejected, unreachable, connect error */
+	RTRS_CORE_CM_DEVICE_REMOVAL,
+	RTRS_CORE_CM_OTHER,		/* nothing to do */
+};
+/* A CM event on a connection the core kept (core_con of rtrs_env_con_create). */
+void rtrs_core_on_cm_event(void *core_con, enum rtrs_core_cm_event ev, int status);
 
-/* Size of an info request as the client sends it. */
-__SIZE_TYPE__ rtrs_core_info_req_size(void);
-/*
- * Checks an info request and copies out the session name. Returns 0 or a
- * negative errno with the reason in why.
- */
-int rtrs_core_parse_info_req(const void *data, __SIZE_TYPE__ len, char *name,
-			     __SIZE_TYPE__ name_cap, char *why,
-			     __SIZE_TYPE__ why_len);
+/* The device ib_dev goes away: returns once nothing of ours uses it. */
+void rtrs_core_on_device_remove(void *ib_dev);
 
-/* Size of an info response with sg_cnt descriptors; building one. */
-__SIZE_TYPE__ rtrs_core_info_rsp_size(unsigned int sg_cnt);
-void rtrs_core_build_info_rsp(void *buf, unsigned int sg_cnt);
-void rtrs_core_info_rsp_set_desc(void *buf, unsigned int i, __UINT64_TYPE__ addr,
-				 __UINT32_TYPE__ key, __UINT32_TYPE__ len);
-
-/* Immediate data: 4 bits of type, 28 of payload. */
-#define RTRS_CORE_IMM_IO_REQ 0u
-#define RTRS_CORE_IMM_IO_RSP 1u
-#define RTRS_CORE_IMM_IO_RSP_W_INV 2u
-#define RTRS_CORE_IMM_HB_MSG 8u
-#define RTRS_CORE_IMM_HB_ACK 9u
-__UINT32_TYPE__ rtrs_core_imm(__UINT32_TYPE__ type, __UINT32_TYPE__ payload);
-__UINT32_TYPE__ rtrs_core_imm_type(__UINT32_TYPE__ imm);
-__UINT32_TYPE__ rtrs_core_imm_payload(__UINT32_TYPE__ imm);
-
-/* Bits of an I/O immediate that number the chunk, for a queue depth. */
-unsigned int rtrs_core_chunk_bits(int queue_depth);
-
-/* --- I/O ---------------------------------------------------------------- */
+/* --- completions ---------------------------------------------------------------- */
 
 /*
- * An I/O request's immediate payload: the chunk and the offset of the
- * request's header in it. Returns 0, or -ERANGE when either is out of range.
+ * Where a work request's completion goes: the glue keeps its own
+ * completion entry (struct ib_cqe) in env and finds the rest from it. The
+ * core embeds these in its objects.
  */
-int rtrs_core_locate_io(__UINT32_TYPE__ payload, int queue_depth,
-			__UINT32_TYPE__ chunk_size, __UINT32_TYPE__ *chunk_id,
-			__UINT32_TYPE__ *offset);
-
-#define RTRS_CORE_IO_WRITE 2u
-#define RTRS_CORE_IO_READ 3u
-
-/* A request found in its chunk, checked against the chunk's bounds. */
-struct rtrs_core_io_req {
-	__UINT32_TYPE__ type;		/* RTRS_CORE_IO_WRITE or _READ */
-	__UINT32_TYPE__ data_len;	/* data at the chunk's start */
-	__UINT32_TYPE__ usr_len;	/* the ULP's header, right after the data */
-	__UINT32_TYPE__ bytes;		/* data + header: what the stats count */
-	unsigned char need_inval;	/* read: invalidate the client's key */
-	unsigned char sg_cnt;		/* read: 0 or 1 descriptor */
-	__UINT64_TYPE__ addr;		/* read: where the data goes */
-	__UINT32_TYPE__ key;
-	__UINT32_TYPE__ len;
+struct rtrs_core_cqe {
+	void *env[1];		/* the glue's struct ib_cqe */
+	void *owner;		/* the core object */
+	unsigned int kind;	/* what completed (the core's) */
 };
 
-/*
- * Parses the request whose header is at offset off of the chunk. Returns 0,
- * or a negative errno with the reason: -EPROTO for an unknown message type
- * (the path must close), others for a request that is to be failed.
- */
-int rtrs_core_parse_io_req(const void *chunk, __SIZE_TYPE__ chunk_size,
-			   __UINT32_TYPE__ off, struct rtrs_core_io_req *req,
-			   char *why, __SIZE_TYPE__ why_len);
-
-/* The response immediate for a request (err 0 or a negative errno). */
-__UINT32_TYPE__ rtrs_core_io_rsp_imm(__UINT32_TYPE__ msg_id, int err, int with_inval);
-
-/* The new-key message that follows each response when always_invalidate. */
-__SIZE_TYPE__ rtrs_core_rkey_rsp_size(void);
-void rtrs_core_build_rkey_rsp(void *buf, __UINT16_TYPE__ buf_id, __UINT32_TYPE__ rkey);
-
-/* Heartbeats: every 5 s; a path that stays silent is dead. */
-#define RTRS_CORE_HB_INTERVAL_MS 5000
-enum rtrs_core_hb_action {
-	RTRS_CORE_HB_SEND,	/* send a heartbeat now */
-	RTRS_CORE_HB_WAIT,	/* one is outstanding: just wait */
-	RTRS_CORE_HB_DEAD,	/* too many missed: close the path */
+enum rtrs_core_wc_opcode {
+	RTRS_CORE_WC_SEND,		/* any send-queue work request */
+	RTRS_CORE_WC_RECV,		/* a message (send) */
+	RTRS_CORE_WC_RECV_IMM,		/* an RDMA write with immediate */
+	RTRS_CORE_WC_OTHER,
 };
-/* One heartbeat period passed; *missed counts periods without traffic. */
-enum rtrs_core_hb_action rtrs_core_hb_tick(unsigned int *missed);
+struct rtrs_core_wc {
+	int ok;				/* success */
+	int flushed;			/* failed because the QP is in error: the normal end */
+	const char *status;		/* the status in words */
+	enum rtrs_core_wc_opcode opcode;
+	__UINT32_TYPE__ imm;		/* host order, RECV_IMM only */
+	__UINT32_TYPE__ byte_len;
+};
+/* A completion on the connection core_con (completion context: may not sleep). */
+void rtrs_core_on_wc(void *core_con, struct rtrs_core_cqe *cqe, const struct rtrs_core_wc *wc);
 
-/* --- sysfs ------------------------------------------------------------- */
+/* --- deferred work ----------------------------------------------------------------- */
 
-/* 0 when a sysfs write is "1" (a trailing newline allowed), else -EINVAL. */
-int rtrs_core_parse_one(const char *buf, __SIZE_TYPE__ len);
+/* A work item of rtrs_env_work_new(owner, kind) runs. */
+void rtrs_core_run_work(void *owner, unsigned int kind);
 
-/* stats/rdma: "<reads> <read bytes> <writes> <write bytes> <inflight>\n". */
-int rtrs_core_format_rdma_stats(char *buf, __SIZE_TYPE__ cap,
-				__UINT64_TYPE__ read_cnt, __UINT64_TYPE__ read_bytes,
-				__UINT64_TYPE__ write_cnt, __UINT64_TYPE__ write_bytes,
-				int inflight);
+/* --- sysfs (the show/store functions of a path's files) ------------------------------- */
+
+enum rtrs_core_path_attr {
+	RTRS_CORE_ATTR_HCA_NAME,
+	RTRS_CORE_ATTR_HCA_PORT,
+	RTRS_CORE_ATTR_SRC_ADDR,
+	RTRS_CORE_ATTR_DST_ADDR,
+	RTRS_CORE_ATTR_DISCONNECT,
+	RTRS_CORE_ATTR_STATS_RDMA,
+};
+/* Writes the file's text (with its newline) to buf; returns its length. */
+int rtrs_core_path_show(void *core_path, enum rtrs_core_path_attr attr, char *buf,
+			__SIZE_TYPE__ cap);
+/* A write to disconnect or stats/rdma: 0 or a negative errno (-EINVAL). */
+int rtrs_core_path_store(void *core_path, enum rtrs_core_path_attr attr, const char *buf,
+			 __SIZE_TYPE__ len);
 
 #ifdef __cplusplus
 }

@@ -1,43 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-// Codecs of the RTRS wire structures (see wire.h for the rules each follows).
+// Codecs of the RTRS wire structures that the server needs (see wire.h for
+// the rules each follows); wire_client.cpp has the client's.
 // Received bytes are only ever read through rt::Bytes::sub() and copied into
 // a local structure; nothing is overlaid on network memory.
 
 #include "core/wire.h"
 
+#include "core/wire_detail.h"
 #include "rt/errno.h"
 
 namespace wire {
 
-namespace {
-
-// Copies sizeof(T) bytes at `off` of `in` into *out; false if they are not
-// all there.
-template <class T>
-bool load(rt::Bytes in, usize off, T* out) {
-    rt::Bytes part;
-    if (!in.sub(off, sizeof(T), &part)) return false;
-    __builtin_memcpy(out, part.data(), sizeof(T));
-    return true;
-}
-
-// Copies v to `off` of `out`; false (nothing written) if it does not fit.
-template <class T>
-bool store(rt::MutBytes out, usize off, const T& v) {
-    rt::MutBytes part;
-    if (!out.sub(off, sizeof(T), &part)) return false;
-    __builtin_memcpy(part.data(), &v, sizeof(T));
-    return true;
-}
-
-template <class T>
-void zero(T* v) {
-    __builtin_memset(v, 0, sizeof(T));
-}
-
-constexpr u16 raw(MsgType t) { return static_cast<u16>(t); }
-
-}  // namespace
+using namespace detail;
 
 // --- immediates ------------------------------------------------------------------
 
@@ -71,21 +45,6 @@ rt::Result<ConnReqFields> parse_conn_req(rt::Bytes private_data, const char** wh
     return f;
 }
 
-rt::Result<usize> encode_conn_req(rt::MutBytes out, const ConnReqFields& f) {
-    ConnReq m;
-    zero(&m);
-    m.magic.set(kMagic);
-    m.version.set(f.version);
-    m.cid.set(f.cid);
-    m.cid_num.set(f.cid_num);
-    m.recon_cnt.set(f.recon_cnt);
-    m.sess_uuid = f.sess_uuid;
-    m.paths_uuid = f.paths_uuid;
-    m.first_conn = f.first_conn ? kFirstConn : 0;
-    if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
-    return sizeof(m);
-}
-
 rt::Result<usize> encode_conn_rsp(rt::MutBytes out, const ConnRspFields& f) {
     if (f.err < 0 || f.err > 32768) return rt::err(rt::errc::inval);
     ConnRsp m;
@@ -100,21 +59,6 @@ rt::Result<usize> encode_conn_rsp(rt::MutBytes out, const ConnRspFields& f) {
     m.flags.set(f.flags);
     if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
     return sizeof(m);
-}
-
-rt::Result<ConnRspFields> parse_conn_rsp(rt::Bytes private_data) {
-    ConnRsp m;
-    if (!load(private_data, 0, &m)) return rt::err(rt::errc::connreset);
-    if (m.magic.get() != kMagic) return rt::err(rt::errc::connreset);
-    ConnRspFields f;
-    f.version = m.version.get();
-    if (version_major(f.version) != kProtoMajor) return rt::err(rt::errc::connreset);
-    f.err = -static_cast<int>(static_cast<i16>(m.neg_errno.get()));
-    f.queue_depth = m.queue_depth.get();
-    f.max_io_size = m.max_io_size.get();
-    f.max_hdr_size = m.max_hdr_size.get();
-    f.flags = m.flags.get();
-    return f;
 }
 
 // --- session info ------------------------------------------------------------------
@@ -136,19 +80,6 @@ rt::Result<InfoReqView> parse_info_req(rt::Bytes msg, const char** why) {
     if (!msg.sub(__builtin_offsetof(InfoReq, pathname), len, &v.name))
         return refuse(rt::errc::badmsg, "info request too short");  // cannot happen
     return v;
-}
-
-rt::Result<usize> encode_info_req(rt::MutBytes out, rt::Bytes name) {
-    if (name.empty()) return rt::err(rt::errc::inval);
-    if (name.size() >= kNameMax) return rt::err(rt::errc::nametoolong);
-    for (u8 c : name)
-        if (c == 0) return rt::err(rt::errc::inval);
-    InfoReq m;
-    zero(&m);
-    m.type.set(raw(MsgType::InfoReq));
-    __builtin_memcpy(m.pathname, name.data(), name.size());
-    if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
-    return sizeof(m);
 }
 
 bool valid_session_name(rt::Bytes name) {
@@ -185,16 +116,6 @@ SgDescFields SgDescList::at(usize i) const {
     return decode_sg_desc(d);
 }
 
-namespace {
-
-// Writes the descriptors at `off` of out; the caller has checked the room.
-void store_descs(rt::MutBytes out, usize off, rt::Span<const SgDescFields> descs) {
-    for (usize i = 0; i < descs.size(); ++i)
-        store(out, off + i * sizeof(SgDesc), encode_sg_desc(descs.data()[i]));
-}
-
-}  // namespace
-
 rt::Result<usize> encode_info_rsp(rt::MutBytes out, rt::Span<const SgDescFields> descs) {
     if (descs.size() > 0xffff) return rt::err(rt::errc::inval);
     const usize total = info_rsp_size(descs.size());
@@ -208,32 +129,6 @@ rt::Result<usize> encode_info_rsp(rt::MutBytes out, rt::Span<const SgDescFields>
     return total;
 }
 
-rt::Result<SgDescList> parse_info_rsp(rt::Bytes msg) {
-    InfoRspHdr h;
-    if (!load(msg, 0, &h)) return rt::err(rt::errc::badmsg);
-    if (h.type.get() != raw(MsgType::InfoRsp)) return rt::err(rt::errc::proto);
-    const u16 n = h.sg_cnt.get();
-    if (n == 0) return rt::err(rt::errc::inval);
-    rt::Bytes descs;
-    if (!msg.sub(sizeof(h), usize{n} * sizeof(SgDesc), &descs)) return rt::err(rt::errc::badmsg);
-    return SgDescList(descs, n);
-}
-
-rt::Result<void> check_info_rsp(const SgDescList& descs, u32 queue_depth, u32 chunk_size) {
-    const u32 n = descs.count();
-    if (n == 0 || chunk_size == 0 || queue_depth % n != 0) return rt::err(rt::errc::inval);
-    if (rt::bits_for(n) + rt::bits_for(chunk_size) > kImmPayloadBits)
-        return rt::err(rt::errc::inval);
-    u64 chunks = 0;
-    for (usize i = 0; i < n; ++i) {
-        const u32 len = descs.at(i).len;
-        if (len == 0 || len % chunk_size != 0) return rt::err(rt::errc::inval);
-        chunks += len / chunk_size;
-    }
-    if (chunks != queue_depth) return rt::err(rt::errc::inval);
-    return {};
-}
-
 rt::Result<usize> encode_rkey_rsp(rt::MutBytes out, const RkeyRspFields& f) {
     RkeyRsp m;
     m.type.set(raw(MsgType::RkeyRsp));
@@ -241,16 +136,6 @@ rt::Result<usize> encode_rkey_rsp(rt::MutBytes out, const RkeyRspFields& f) {
     m.rkey.set(f.rkey);
     if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
     return sizeof(m);
-}
-
-rt::Result<RkeyRspFields> parse_rkey_rsp(rt::Bytes msg) {
-    RkeyRsp m;
-    if (!load(msg, 0, &m)) return rt::err(rt::errc::badmsg);
-    if (m.type.get() != raw(MsgType::RkeyRsp)) return rt::err(rt::errc::proto);
-    RkeyRspFields f;
-    f.buf_id = m.buf_id.get();
-    f.rkey = m.rkey.get();
-    return f;
 }
 
 rt::Result<u16> parse_msg_type(rt::Bytes msg) {
@@ -314,29 +199,6 @@ rt::Result<IoReq> parse_io_req(rt::Bytes chunk, u32 off, u32 max_desc) {
     if (type == raw(MsgType::Write)) return parse_rdma_write(chunk, off);
     if (type == raw(MsgType::Read)) return parse_rdma_read(chunk, off, max_desc);
     return rt::err(rt::errc::proto);
-}
-
-rt::Result<usize> encode_rdma_write(rt::MutBytes out, u16 usr_len) {
-    RdmaWrite m;
-    m.type.set(raw(MsgType::Write));
-    m.usr_len.set(usr_len);
-    if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
-    return sizeof(m);
-}
-
-rt::Result<usize> encode_rdma_read(rt::MutBytes out, u16 usr_len, u16 flags,
-                                   rt::Span<const SgDescFields> descs) {
-    if (descs.size() > 0xffff) return rt::err(rt::errc::inval);
-    const usize total = sizeof(RdmaReadHdr) + descs.size() * sizeof(SgDesc);
-    if (out.size() < total) return rt::err(rt::errc::nobufs);
-    RdmaReadHdr m;
-    m.type.set(raw(MsgType::Read));
-    m.usr_len.set(usr_len);
-    m.flags.set(flags);
-    m.sg_cnt.set(static_cast<u16>(descs.size()));
-    if (!store(out, 0, m)) return rt::err(rt::errc::nobufs);
-    store_descs(out, sizeof(m), descs);
-    return total;
 }
 
 }  // namespace wire

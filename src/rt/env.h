@@ -27,13 +27,12 @@ void rtrs_env_free(void *ptr);
 void rtrs_env_log(int level, const char *msg);
 
 /*
- * A broken invariant that the code can survive (a refcount gone wrong):
- * the kernel glue turns it into a one-time WARN so the test runs fail.
+ * A broken invariant (a refcount gone wrong, an element linked twice, a
+ * Result read without a value): the kernel glue turns it into a WARN, so
+ * that the test runs fail, and the caller goes on as safely as it can
+ * (the runtime never stops the kernel).
  */
 void rtrs_env_warn(const char *what);
-
-/* A broken invariant that cannot be survived; does not return. */
-void rtrs_env_fatal(const char *what);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,9 @@
 	X(EFAULT, fault, 14) \
 	X(EBUSY, busy, 16) \
 	X(EEXIST, exist, 17) \
+	X(ENODEV, nodev, 19) \
 	X(EINVAL, inval, 22) \
+	X(ENOSPC, nospc, 28) \
 	X(ERANGE, range, 34) \
 	X(ENAMETOOLONG, nametoolong, 36) \
 	X(EPROTO, proto, 71) \
@@ -27,6 +29,7 @@
 	X(EPROTONOSUPPORT, protonosupport, 93) \
 	X(ECONNRESET, connreset, 104) \
 	X(ENOBUFS, nobufs, 105) \
+	X(ENOTCONN, notconn, 107) \
 	X(ESHUTDOWN, shutdown, 108) \
 	X(ETIMEDOUT, timedout, 110) \
 	X(ECONNREFUSED, connrefused, 111)

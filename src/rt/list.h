@@ -69,8 +69,13 @@ public:
         return n;
     }
 
-    void push_back(T& item) { link_checked(item)->insert_between(head_.prev_, &head_); }
-    void push_front(T& item) { link_checked(item)->insert_between(&head_, head_.next_); }
+    // An element already on a list is reported and left where it is.
+    void push_back(T& item) {
+        if (Link* l = link_checked(item)) l->insert_between(head_.prev_, &head_);
+    }
+    void push_front(T& item) {
+        if (Link* l = link_checked(item)) l->insert_between(&head_, head_.next_);
+    }
 
     // Unlinks `item`, which must be on this list.
     void remove(T& item) {
@@ -132,7 +137,8 @@ private:
     static Link* link_checked(T& item) {
         Link* l = &item;
         if (l->linked()) {
-            rtrs_env_fatal("rt::List: element is already on a list");
+            rtrs_env_warn("rt::List: element is already on a list");
+            return nullptr;
         }
         return l;
     }

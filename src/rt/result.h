@@ -12,6 +12,9 @@ struct Error {
     int code;
 };
 
+// What an error built from a non-positive "errno" becomes: EINVAL.
+inline constexpr int kBadErrno = 22;
+
 constexpr Error err(int code) { return Error{code}; }
 
 template <class T>
@@ -20,7 +23,13 @@ public:
     Result(T&& value) : ok_(true) { new (in_place, &value_) T(move(value)); }
     Result(const T& value) : ok_(true) { new (in_place, &value_) T(value); }
     Result(Error e) : ok_(false), code_(e.code) {
-        if (code_ <= 0) rtrs_env_fatal("rt::Result built from a non-positive errno");
+        if (code_ <= 0) {
+            rtrs_env_warn("rt::Result built from a non-positive errno");
+            code_ = kBadErrno;
+        }
+        // value() on an error yields this: an all-zero T, which for every
+        // type the core keeps in a Result is its empty state (null, 0).
+        __builtin_memset(static_cast<void*>(&value_), 0, sizeof(T));
     }
     Result(Result&& other) : ok_(other.ok_), code_(other.code_) {
         if (ok_) new (in_place, &value_) T(move(other.value_));
@@ -50,8 +59,10 @@ public:
     }
 
 private:
+    // value() on an error is a bug: reported, and the zeroed storage is
+    // what the caller gets.
     void check() const {
-        if (!ok_) rtrs_env_fatal("rt::Result: value() on an error");
+        if (!ok_) rtrs_env_warn("rt::Result: value() on an error");
     }
 
     bool ok_;
@@ -66,12 +77,15 @@ class [[nodiscard]] Result<void> {
 public:
     Result() = default;
     Result(Error e) : code_(e.code) {
-        if (code_ <= 0) rtrs_env_fatal("rt::Result built from a non-positive errno");
+        if (code_ <= 0) {
+            rtrs_env_warn("rt::Result built from a non-positive errno");
+            code_ = kBadErrno;
+        }
     }
     bool ok() const { return code_ == 0; }
     int error() const { return code_; }
     void value() const {
-        if (code_ != 0) rtrs_env_fatal("rt::Result: value() on an error");
+        if (code_ != 0) rtrs_env_warn("rt::Result: value() on an error");
     }
 
 private:

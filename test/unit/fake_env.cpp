@@ -22,6 +22,7 @@ extern "C" void* rtrs_env_alloc(size_t size, unsigned int gfp) {
     auto& s = fake_env::state();
     s.last_gfp = gfp;
     if (s.fail_after >= 0 && s.total_allocations >= s.fail_after) return nullptr;
+    if (s.alloc_hook && !s.alloc_hook()) return nullptr;
     void* p = std::calloc(1, size ? size : 1);
     if (p) {
         ++s.live_allocations;
@@ -42,7 +43,3 @@ extern "C" void rtrs_env_log(int level, const char* msg) {
 
 extern "C" void rtrs_env_warn(const char* what) { fake_env::state().warnings.emplace_back(what); }
 
-extern "C" void rtrs_env_fatal(const char* what) {
-    std::fprintf(stderr, "rtrs_env_fatal: %s\n", what);
-    std::abort();
-}

@@ -3,6 +3,7 @@
 // tests need: count live allocations, fail the Nth one, remember warnings.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@ struct State {
     std::vector<std::string> warnings;
     std::vector<std::pair<int, std::string>> logs;
     unsigned last_gfp = ~0u;
+    // Asked before each allocation when set: false fails it.
+    std::function<bool()> alloc_hook;
 };
 
 State& state();

@@ -138,13 +138,21 @@ TEST_F(ListTest, ElementDestroyedWhileLinkedWarnsAndLeavesTheListSound) {
     EXPECT_EQ(fake_env::state().warnings.size(), 1u);
 }
 
-TEST(ListDeathTest, DoubleInsertIsFatal) {
-    EXPECT_DEATH(
-        {
-            Item a(1);
-            AgeList l;
-            l.push_back(a);
-            l.push_back(a);
-        },
-        "already on a list");
+// A second insert is reported and ignored: the element stays where it was,
+// and the list is not corrupted.
+TEST(List, DoubleInsertIsReportedAndIgnored) {
+    fake_env::reset();
+    Item a(1), b(2);
+    AgeList l;
+    l.push_back(a);
+    l.push_back(b);
+    l.push_back(a);
+    ASSERT_EQ(fake_env::state().warnings.size(), 1u);
+    EXPECT_NE(fake_env::state().warnings[0].find("already on a list"), std::string::npos);
+    EXPECT_EQ(l.size(), 2u);
+    EXPECT_EQ(l.front(), &a);
+    EXPECT_EQ(l.back(), &b);
+    l.remove(a);
+    l.remove(b);
+    EXPECT_TRUE(l.empty());
 }

@@ -18,8 +18,3 @@ extern "C" void rtrs_env_log(int level, const char* msg) {
 extern "C" void rtrs_env_warn(const char* what) {
     std::fprintf(stderr, "rtrs_core warning: %s\n", what);
 }
-
-extern "C" void rtrs_env_fatal(const char* what) {
-    std::fprintf(stderr, "rtrs_core fatal: %s\n", what);
-    std::abort();
-}

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+// What the module's parameters say, checked once at load.
+#pragma once
+
+#include "core/rtrs_core.h"
+#include "rt/types.h"
+
+namespace core {
+
+struct Config {
+    bool always_invalidate = true;
+    rt::u32 chunk_size = 0;       // max_chunk_size
+    rt::u32 queue_depth = 0;      // sess_queue_depth
+    rt::u64 chunk_mem_limit = 0;  // bytes of chunks all sessions may hold
+    rt::u32 page_size = 4096;     // the header room a chunk leaves (max_hdr_size)
+
+    // One session's chunk memory.
+    rt::u64 session_bytes() const { return rt::u64{queue_depth} * chunk_size; }
+};
+
+// The default budget: half of the machine's memory, so that a flood of
+// sessions is refused long before the machine runs short.
+constexpr rt::u64 default_chunk_mem_limit(rt::u64 total_ram) { return total_ram / 2; }
+
+}  // namespace core

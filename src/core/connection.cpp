@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+// Connections: queue sizes, and the send queue's accounting.
+#include "core/connection.h"
+
+#include "core/path.h"
+#include "rt/errno.h"
+
+namespace core {
+
+namespace {
+// Work requests of one response, at most: data write, re-registration,
+// remote invalidation, the message with the immediate.
+constexpr rt::u32 kMaxChainWrs = 4;
+// The smallest send queue that still works (one response, or one batch of
+// registrations, at a time).
+constexpr rt::u32 kMinSendWr = RTRS_ENV_MAX_CHAIN + 1;
+}  // namespace
+
+rt::Result<rtrs_env_con_sizes> Connection::sizes(rt::u16 cid, const rtrs_env_dev_attrs& dev,
+                                                 rt::u32 queue_depth, rt::u32 mrs_num,
+                                                 bool always_invalidate, const char** why) {
+    rtrs_env_con_sizes s{};
+    rt::u64 send, recv;
+    if (cid == 0) {
+        // Service traffic: the info exchange (a registration per region,
+        // then the answer) and heartbeats with their acks.
+        recv = wire::kServiceConQueueDepth + 1;
+        send = rt::u64{wire::kServiceConQueueDepth} * 2 + 2 + mrs_num + 1;
+    } else {
+        // One receive per chunk (the client may use them all on one
+        // connection); per request a local invalidation and a response.
+        recv = rt::u64{queue_depth} + 1;
+        send = rt::u64{queue_depth} * ((always_invalidate ? 1 : 0) + kMaxChainWrs) + 1;
+    }
+    if (recv > dev.max_qp_wr) {
+        *why = "the device has fewer receive work requests per queue than sess_queue_depth needs";
+        return rt::err(rt::errc::nospc);
+    }
+    // More than the device holds is not needed: what does not fit waits.
+    if (send > dev.max_qp_wr) send = dev.max_qp_wr;
+    if (send + recv > dev.max_cqe) send = dev.max_cqe > recv ? dev.max_cqe - recv : 0;
+    if (send < kMinSendWr) {
+        *why = "the device's queues are too small for a connection";
+        return rt::err(rt::errc::nospc);
+    }
+    s.max_send_wr = static_cast<rt::u32>(send);
+    s.max_recv_wr = static_cast<rt::u32>(recv);
+    s.cq_size = static_cast<rt::u32>(send + recv);
+    s.comp_vector = dev.num_comp_vectors ? cid % dev.num_comp_vectors : 0;
+    return s;
+}
+
+rt::Result<void> Connection::create(rtrs_env_cm* cm, const rtrs_env_con_sizes& sizes) {
+    ends_ = RT_TRY(rt::Array<rt::u64>::make(rt::Gfp::kernel, sizes.max_send_wr));
+    sq_size_ = sizes.max_send_wr;
+    recv_cqe.owner = this;
+    recv_cqe.kind = kCqeRecv;
+    send_cqe.owner = this;
+    send_cqe.kind = kCqeSend;
+    env_ = rtrs_env_con_create(cm, path_->dev().env(), &sizes, path_->io_lock(), this);
+    if (!env_) return rt::err(rt::errc::nomem);
+    return {};
+}
+
+Connection::~Connection() {
+    if (!pending.empty()) rtrs_env_warn("rtrs core: connection freed with requests waiting");
+    if (info_buf.cpu) rtrs_env_buf_free(path_->dev().env(), &info_buf);
+}
+
+int Connection::post(const rtrs_env_wr* wrs, rt::u32 n) {
+    if (!room(n)) {
+        rtrs_env_warn("rtrs core: post without room in the send queue");
+        return -rt::errc::nobufs;
+    }
+    int err = rtrs_env_post_send(env_, wrs, n);
+    if (err) return err;
+    posted_ += n;
+    // The queue holds at most sq_size_ requests, so at most that many
+    // signaled ones are outstanding.
+    ends_[(ends_head_ + ends_count_) % sq_size_] = posted_;
+    ++ends_count_;
+    return 0;
+}
+
+void Connection::signaled_done() {
+    if (ends_count_ == 0) {
+        rtrs_env_warn("rtrs core: a completion nobody posted");
+        return;
+    }
+    done_ = ends_[ends_head_];
+    ends_head_ = (ends_head_ + 1) % sq_size_;
+    --ends_count_;
+}
+
+}  // namespace core

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+// One RDMA CM connection of a path: its queue pair, what its send queue
+// holds, and what waits for room there.
+//
+// Send queue accounting: every post counts its work requests; the last of
+// each post is signaled, and a signaled completion means everything posted
+// before it completed too (a queue pair completes in order), so `done`
+// moves up to where that post ended. Nothing is posted past the queue's
+// size: what does not fit waits in `pending`, in order, for the next
+// completion. All of it under the path's io lock.
+#pragma once
+
+#include "core/env.h"
+#include "core/request.h"
+#include "rt/array.h"
+#include "rt/list.h"
+#include "rt/result.h"
+#include "rt/types.h"
+
+namespace core {
+
+class Path;
+
+class Connection {
+public:
+    Connection(Path& path, rt::u16 cid) : path_(&path), cid_(cid) {}
+    ~Connection();
+
+    // Queue sizes for connection cid of a path on a device: ENOSPC with
+    // the reason when the device cannot hold what the session needs.
+    static rt::Result<rtrs_env_con_sizes> sizes(rt::u16 cid, const rtrs_env_dev_attrs& dev,
+                                                rt::u32 queue_depth, rt::u32 mrs_num,
+                                                bool always_invalidate, const char** why);
+    // The QP and CQ on the cm_id of its connection request.
+    rt::Result<void> create(rtrs_env_cm* cm, const rtrs_env_con_sizes& sizes);
+
+    Path& path() const { return *path_; }
+    rt::u16 cid() const { return cid_; }
+    rtrs_env_con* env() const { return env_; }
+    bool created() const { return env_ != nullptr; }
+
+    // Send queue (io lock held).
+    bool room(rt::u32 n) const { return sq_size_ - static_cast<rt::u32>(posted_ - done_) >= n; }
+    // Posts n work requests whose last one is signaled; counts them.
+    int post(const rtrs_env_wr* wrs, rt::u32 n);
+    // A signaled work request completed: its post and all before are done.
+    void signaled_done();
+    rt::u32 sq_size() const { return sq_size_; }
+    rt::u32 sq_used() const { return static_cast<rt::u32>(posted_ - done_); }
+
+    rt::List<Request, PendingTag> pending;
+
+    rtrs_core_cqe recv_cqe{};
+    rtrs_core_cqe send_cqe{};
+    // Connection 0: the buffer the info request arrives in.
+    rtrs_env_buf info_buf{};
+
+    // Under the server lock.
+    bool established = false;
+
+private:
+    Path* path_;
+    rt::u16 cid_;
+    rtrs_env_con* env_ = nullptr;
+    rt::u32 sq_size_ = 0;
+    rt::u64 posted_ = 0;
+    rt::u64 done_ = 0;
+    // Where each outstanding signaled post ended, oldest first.
+    rt::Array<rt::u64> ends_;
+    rt::u32 ends_head_ = 0;
+    rt::u32 ends_count_ = 0;
+};
+
+}  // namespace core

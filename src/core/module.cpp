@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+// The module-wide state: devices, the memory budget, servers.
+#include "core/module.h"
+
+#include "core/lock.h"
+#include "core/log.h"
+#include "core/path.h"
+#include "core/server.h"
+#include "rt/alloc.h"
+#include "rt/errno.h"
+
+namespace core {
+
+namespace {
+constinit Module* g_module = nullptr;
+}
+
+Module* module() { return g_module; }
+
+rt::Result<void> init_module(const Config& cfg) {
+    if (g_module) return rt::err(rt::errc::busy);
+    auto m = RT_TRY(rt::make_own<Module>(rt::Gfp::kernel, cfg));
+    m->lock_ = rtrs_env_lock_new(RTRS_ENV_LOCK_MODULE);
+    if (!m->lock_) return rt::err(rt::errc::nomem);
+    g_module = m.release();
+    return {};
+}
+
+void exit_module() {
+    Module* m = g_module;
+    g_module = nullptr;
+    rt::destroy(m);
+}
+
+Module::~Module() {
+    if (!servers_.empty()) rtrs_env_warn("rtrs core: module exit with servers open");
+    if (!devices_.empty()) rtrs_env_warn("rtrs core: module exit with devices in use");
+    if (lock_) rtrs_env_lock_free(lock_);
+}
+
+// --- devices -----------------------------------------------------------------
+
+Device::~Device() {
+    if (env_) rtrs_env_dev_close(env_);
+    if (removal) rtrs_env_waiter_free(removal);
+}
+
+void Device::release_ref() {
+    if (!refs_.put()) return;
+    Module& m = *module();
+    rtrs_env_waiter* wake = nullptr;
+    {
+        Guard g(m.lock());
+        m.devices_.remove(*this);
+        if (removing) {
+            wake = removal;  // the remover frees it
+            removal = nullptr;
+        }
+        if (!paths.empty()) rtrs_env_warn("rtrs core: device released with paths on it");
+    }
+    rt::destroy(this);  // closes the PD
+    if (wake) rtrs_env_waiter_done(wake);
+}
+
+rt::Result<rt::RefPtr<Device>> Module::device_for(void* ib_dev) {
+    Guard g(lock_);
+    for (Device& d : devices_) {
+        if (d.ib_dev() != ib_dev) continue;
+        if (d.removing) return rt::err(rt::errc::busy);
+        if (d.get_unless_zero()) return rt::RefPtr<Device>::adopt(&d);
+        // Being released: a new one takes its place.
+    }
+    rtrs_env_dev_attrs attrs{};
+    rtrs_env_dev* env = rtrs_env_dev_open(ib_dev, &attrs);
+    if (!env) return rt::err(rt::errc::nomem);
+    Device* d = new (rt::Gfp::kernel) Device(ib_dev, env, attrs);
+    if (!d) {
+        rtrs_env_dev_close(env);
+        return rt::err(rt::errc::nomem);
+    }
+    // Made now, so that a removal never has to allocate.
+    d->removal = rtrs_env_waiter_new();
+    if (!d->removal) {
+        rt::destroy(d);
+        return rt::err(rt::errc::nomem);
+    }
+    devices_.push_back(*d);
+    return rt::RefPtr<Device>::adopt(d);
+}
+
+void Module::remove_device(void* ib_dev) {
+    rtrs_env_waiter* w;
+    {
+        Guard g(lock_);
+        Device* dev = nullptr;
+        for (Device& d : devices_)
+            if (d.ib_dev() == ib_dev && !d.removing) dev = &d;
+        if (!dev) return;  // nothing of ours on it
+        dev->removing = true;
+        w = dev->removal;
+        Log(kInfo).put(dev->attrs().name).put(": the device goes away; closing its paths");
+        for (Path& p : dev->paths) p.request_close(CloseReason::DeviceRemoval);
+    }
+    // Its last path's teardown releases it, and the release wakes us.
+    rtrs_env_waiter_wait(w);
+    rtrs_env_waiter_free(w);
+}
+
+// --- the chunk memory budget ---------------------------------------------------
+
+rt::Result<void> Module::reserve_chunk_mem(rt::u64 bytes) {
+    Guard g(lock_);
+    if (chunk_mem_used_ + bytes > cfg_.chunk_mem_limit) return rt::err(rt::errc::nomem);
+    chunk_mem_used_ += bytes;
+    return {};
+}
+
+void Module::release_chunk_mem(rt::u64 bytes) {
+    Guard g(lock_);
+    if (bytes > chunk_mem_used_) {
+        rtrs_env_warn("rtrs core: chunk memory budget released twice");
+        chunk_mem_used_ = 0;
+        return;
+    }
+    chunk_mem_used_ -= bytes;
+}
+
+rt::u64 Module::chunk_mem_used() {
+    Guard g(lock_);
+    return chunk_mem_used_;
+}
+
+// --- servers ---------------------------------------------------------------------
+
+void Module::add_server(Server& s) {
+    Guard g(lock_);
+    servers_.push_back(s);
+}
+
+void Module::remove_server(Server& s) {
+    Guard g(lock_);
+    servers_.remove(s);
+}
+
+}  // namespace core

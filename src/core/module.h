@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+// The module-wide state of the core: the configuration, the servers
+// (one per rtrs_srv_open()), the RDMA devices in use and the chunk memory
+// budget. One exists between rtrs_core_init() and rtrs_core_exit().
+#pragma once
+
+#include "core/config.h"
+#include "core/device.h"
+#include "core/env.h"
+#include "rt/list.h"
+#include "rt/refcount.h"
+#include "rt/result.h"
+
+namespace core {
+
+class Server;
+
+class Module {
+public:
+    explicit Module(const Config& cfg) : cfg_(cfg) {}
+    ~Module();
+
+    const Config& cfg() const { return cfg_; }
+    rtrs_env_lock* lock() const { return lock_; }
+
+    // The device ib_dev with a reference for the caller: the one in use,
+    // or a new one. EBUSY while it is being removed, ENOMEM, ENODEV.
+    rt::Result<rt::RefPtr<Device>> device_for(void* ib_dev);
+    // Reserves a session's chunk memory: ENOMEM past the budget.
+    rt::Result<void> reserve_chunk_mem(rt::u64 bytes);
+    void release_chunk_mem(rt::u64 bytes);
+    rt::u64 chunk_mem_used();
+
+    void add_server(Server& s);
+    void remove_server(Server& s);
+    // Closes every path on ib_dev and waits until the device is released.
+    void remove_device(void* ib_dev);
+
+private:
+    friend rt::Result<void> init_module(const Config&);
+    friend class Device;
+
+    Config cfg_;
+    rtrs_env_lock* lock_ = nullptr;  // MODULE: all below
+    rt::List<Server> servers_;
+    rt::List<Device> devices_;
+    rt::u64 chunk_mem_used_ = 0;
+};
+
+// The one module, or nullptr outside init/exit.
+Module* module();
+rt::Result<void> init_module(const Config& cfg);
+void exit_module();
+
+}  // namespace core

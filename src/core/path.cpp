@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+// Paths: setting one up for its first connection, adding connections,
+// closing, and where each event of a path goes.
+#include "core/path.h"
+
+#include "core/addr.h"
+#include "core/lock.h"
+#include "core/log.h"
+#include "core/module.h"
+#include "core/server.h"
+#include "core/session.h"
+#include "rt/errno.h"
+#include "rt/strbuf.h"
+
+namespace core {
+
+const char* reason_name(CloseReason r) {
+    switch (r) {
+    case CloseReason::None: return "none";
+    case CloseReason::ClientDisconnect: return "client disconnect";
+    case CloseReason::SysfsDisconnect: return "sysfs disconnect";
+    case CloseReason::HeartbeatTimeout: return "heartbeat timeout";
+    case CloseReason::StalledHandshake: return "stalled handshake";
+    case CloseReason::DeviceRemoval: return "device removal";
+    case CloseReason::ServerClose: return "server close";
+    case CloseReason::Protocol: return "protocol error";
+    case CloseReason::Transport: return "transport error";
+    case CloseReason::UlpRefused: return "refused by the upper layer";
+    case CloseReason::SetupFailed: return "setup failed";
+    }
+    return "?";
+}
+
+Path::Path(Session& sess, const wire::ConnReqFields& req)
+    : sess_(&sess),
+      uuid_(req.sess_uuid),
+      con_num_(req.cid_num),
+      recon_cnt_(req.recon_cnt),
+      always_inval_(module()->cfg().always_invalidate),
+      chunk_size_(sess.chunk_size()),
+      queue_depth_(sess.queue_depth()) {}
+
+Server& Path::server() const { return sess_->server(); }
+
+bool Path::same_addresses(const rtrs_core_addr& client, const rtrs_core_addr& server) const {
+    return same_addr(client_, client) && same_addr(server_, server);
+}
+
+rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& client,
+                             const rtrs_core_addr& server, unsigned int port_num,
+                             const char** why) {
+    dev_ = rt::move(dev);
+    client_ = client;
+    server_ = server;
+    hca_port_ = port_num;
+    format_addr(client_, client_str_, sizeof(client_str_));
+    format_addr(server_, server_str_, sizeof(server_str_));
+    rt::StrBuf(name_, sizeof(name_)).put(client_str_).put('@').put(server_str_);
+
+    *why = "no memory for the path";
+    io_lock_ = rtrs_env_lock_new(RTRS_ENV_LOCK_PATH_IO);
+    close_work_ = rtrs_env_work_new(this, kWorkClose);
+    info_work_ = rtrs_env_work_new(this, kWorkInfo);
+    timer_work_ = rtrs_env_work_new(this, kWorkTimer);
+    if (!io_lock_ || !close_work_ || !info_work_ || !timer_work_) return rt::err(rt::errc::nomem);
+    cons_ = RT_TRY(rt::Array<Connection*>::make(rt::Gfp::kernel, con_num_));
+    chunk_dma_ = RT_TRY(rt::Array<rt::u64>::make(rt::Gfp::kernel, queue_depth_));
+    reqs_ = RT_TRY(rt::Array<Request>::make(rt::Gfp::kernel, queue_depth_));
+    for (rt::u32 i = 0; i < queue_depth_; ++i) reqs_[i].init(*this, i);
+    info_cqe_.owner = this;
+    info_cqe_.kind = kCqeInfo;
+
+    // The chunks on this path's device: with always_invalidate each has a
+    // registration of its own (so that it can be invalidated alone), else
+    // as many share one as the device's page list allows.
+    const rtrs_env_dev_attrs& a = dev_->attrs();
+    if (always_inval_) {
+        chunks_per_mr_ = 1;
+    } else {
+        rt::u32 per = a.max_fast_reg_page_list_len ? a.max_fast_reg_page_list_len : 1;
+        chunks_per_mr_ = per < queue_depth_ ? per : queue_depth_;
+    }
+    mrs_ = RT_TRY(rt::Array<Mr>::make(rt::Gfp::kernel,
+                                      (queue_depth_ + chunks_per_mr_ - 1) / chunks_per_mr_));
+
+    *why = "cannot map the session's chunks for the device";
+    for (rt::u32 i = 0; i < queue_depth_; ++i) {
+        chunk_dma_[i] = rtrs_env_dma_map_chunk(dev_->env(), sess_->chunk(i), chunk_size_);
+        if (!chunk_dma_[i]) return rt::err(rt::errc::nomem);
+    }
+    *why = "cannot register the session's chunks";
+    for (rt::u32 first = 0; first < queue_depth_; first += chunks_per_mr_) {
+        Mr& m = mrs_[mrs_num_];
+        m.first = first;
+        m.n = queue_depth_ - first < chunks_per_mr_ ? queue_depth_ - first : chunks_per_mr_;
+        m.mr = rtrs_env_mr_alloc(dev_->env(), chunk_dma_.data() + first, m.n, chunk_size_, &m.info);
+        if (!m.mr) return rt::err(rt::errc::nomem);
+        ++mrs_num_;
+        // Registered under the next key: the client learns it from the
+        // info response, and the REG_MR work requests there register it.
+        m.info.rkey = rtrs_env_mr_next_rkey(m.mr);
+        if (always_inval_ &&
+            rtrs_env_buf_alloc(dev_->env(), sizeof(wire::RkeyRsp), RTRS_ENV_DMA_TO_DEVICE,
+                               &m.rkey_msg))
+            return rt::err(rt::errc::nomem);
+    }
+    *why = "no memory for the info response";
+    if (rtrs_env_buf_alloc(dev_->env(), static_cast<rt::u32>(wire::info_rsp_size(mrs_num_)),
+                           RTRS_ENV_DMA_TO_DEVICE, &info_rsp_))
+        return rt::err(rt::errc::nomem);
+
+    Guard g(module()->lock());
+    dev_->paths.push_back(*this);
+    touch();
+    rtrs_env_work_queue(timer_work_, kStallMs);
+    return {};
+}
+
+// Whatever setup() got, in reverse. A path without connections has had
+// no events: its work items are idle but for the timer.
+void Path::undo_setup() { free_resources(); }
+
+// The connections' QPs are destroyed by now (or never were).
+void Path::free_resources() {
+    if (timer_work_) rtrs_env_work_cancel_sync(timer_work_);
+    for (rt::usize i = 0; i < cons_.size(); ++i) {
+        rt::destroy(cons_[i]);  // frees its buffers: before the device goes
+        cons_[i] = nullptr;
+    }
+    if (!dev_) return;
+    {
+        Guard g(module()->lock());
+        if (static_cast<rt::ListLink<DevicePathsTag>&>(*this).linked()) dev_->paths.remove(*this);
+    }
+    if (info_rsp_.cpu) rtrs_env_buf_free(dev_->env(), &info_rsp_);
+    for (rt::u32 i = 0; i < mrs_num_; ++i) {
+        if (mrs_[i].rkey_msg.cpu) rtrs_env_buf_free(dev_->env(), &mrs_[i].rkey_msg);
+        rtrs_env_mr_free(mrs_[i].mr);
+    }
+    mrs_num_ = 0;
+    for (rt::u64& dma : chunk_dma_) {
+        if (dma) rtrs_env_dma_unmap_chunk(dev_->env(), dma, chunk_size_);
+        dma = 0;
+    }
+    dev_.reset();
+}
+
+Path::~Path() {
+    free_resources();
+    if (close_work_) rtrs_env_work_free(close_work_);
+    if (info_work_) rtrs_env_work_free(info_work_);
+    if (timer_work_) rtrs_env_work_free(timer_work_);
+    if (io_lock_) rtrs_env_lock_free(io_lock_);
+}
+
+PathState Path::state_locked_read() {
+    Guard g(io_lock_);
+    return state_;
+}
+
+rt::Result<Connection*> Path::add_connection(rt::u16 cid, rtrs_env_cm* cm, const char** why) {
+    auto sizes = Connection::sizes(cid, dev_->attrs(), queue_depth_, mrs_num_, always_inval_, why);
+    if (!sizes.ok()) return rt::err(sizes.error());
+    *why = "cannot set up the connection";
+    Connection* c = new (rt::Gfp::kernel) Connection(*this, cid);
+    if (!c) return rt::err(rt::errc::nomem);
+    if (cid == 0 && rtrs_env_buf_alloc(dev_->env(), sizeof(wire::InfoReq),
+                                       RTRS_ENV_DMA_FROM_DEVICE, &c->info_buf)) {
+        rt::destroy(c);
+        return rt::err(rt::errc::nomem);
+    }
+    auto made = c->create(cm, sizes.value());
+    if (!made.ok()) {
+        rt::destroy(c);
+        return rt::err(made.error());
+    }
+    // From here on the connection owns the cm_id: it is the path's to end.
+    cons_[cid] = c;
+    touch();
+    if (cid == 0) {
+        int err = rtrs_env_post_recv(c->env(), &c->info_buf, &c->recv_cqe, 1);
+        if (err) {
+            *why = "cannot post the receive for the info request";
+            request_close(CloseReason::SetupFailed);
+            return c;  // accepted all the same: the teardown ends it
+        }
+    }
+    return c;
+}
+
+
+void Path::on_sysfs_disconnect() {
+    Log(kInfo).put(sess_->name()).put(": disconnect of path ").put(name_).put(" requested");
+    request_close(CloseReason::SysfsDisconnect);
+}
+
+void Path::on_cm_event(Connection& c, rtrs_core_cm_event ev, int status) {
+    switch (ev) {
+    case RTRS_CORE_CM_ESTABLISHED: {
+        Guard g(server().lock());
+        c.established = true;
+        touch();
+        return;
+    }
+    case RTRS_CORE_CM_ERROR:
+        Log(kErr, true).put(name_).put(": connection ").dec(rt::u64{c.cid()})
+            .put(": connection error ").dec(status);
+        request_close(CloseReason::ClientDisconnect);
+        return;
+    case RTRS_CORE_CM_DISCONNECTED:
+        request_close(CloseReason::ClientDisconnect);
+        return;
+    case RTRS_CORE_CM_DEVICE_REMOVAL:
+        // The device's removal waits for this cm_id to be destroyed, which
+        // the teardown does.
+        request_close(CloseReason::DeviceRemoval);
+        return;
+    case RTRS_CORE_CM_OTHER:
+        return;
+    }
+}
+
+void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
+    switch (cqe.kind) {
+    case kCqeRecv:
+        if (!wc.ok) break;
+        if (wc.opcode == RTRS_CORE_WC_RECV) {
+            on_info_recv(c, wc);
+        } else if (wc.opcode == RTRS_CORE_WC_RECV_IMM) {
+            on_imm(c, wc.imm);
+        } else {
+            Log(kErr, true).put(name_).put(": connection ").dec(rt::u64{c.cid()})
+                .put(": unexpected receive opcode ").dec(static_cast<rt::u64>(wc.opcode));
+            request_close(CloseReason::Protocol);
+        }
+        return;
+    case kCqeSend:
+        if (!wc.ok) break;
+        {
+            Guard g(io_lock_);
+            c.signaled_done();
+            run_pending(c);
+        }
+        return;
+    case kCqeInv:
+        on_inv_done(c, *static_cast<Request*>(cqe.owner), wc);
+        return;
+    case kCqeRsp:
+        on_rsp_done(c, *static_cast<Request*>(cqe.owner), wc);
+        return;
+    case kCqeInfo:
+        on_info_wc(c, wc);
+        return;
+    }
+    // A failed work request. Flushes are the normal end of a QP, not news.
+    if (!wc.flushed)
+        Log(kErr, true).put(name_).put(": connection ").dec(rt::u64{c.cid()})
+            .put(cqe.kind == kCqeRecv ? ": receive failed: " : ": send failed: ").put(wc.status);
+    request_close(CloseReason::Transport);
+}
+
+void Path::run_work(unsigned int kind) {
+    switch (kind) {
+    case kWorkClose: close_work(); return;
+    case kWorkInfo: info_work(); return;
+    case kWorkTimer: timer_work(); return;
+    }
+}
+
+// --- stats/rdma -----------------------------------------------------------------
+
+void Path::format_stats(char* buf, rt::usize cap) {
+    rt::StrBuf out(buf, cap);
+    out.dec(__atomic_load_n(&stats_.read_cnt, __ATOMIC_RELAXED)).put(' ')
+        .dec(__atomic_load_n(&stats_.read_bytes, __ATOMIC_RELAXED)).put(' ')
+        .dec(__atomic_load_n(&stats_.write_cnt, __ATOMIC_RELAXED)).put(' ')
+        .dec(__atomic_load_n(&stats_.write_bytes, __ATOMIC_RELAXED)).put(' ')
+        .dec(rt::u64{inflight()}).put('\n');
+}
+
+// The four counters; the inflight count is not a counter.
+void Path::reset_stats() {
+    __atomic_store_n(&stats_.read_cnt, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&stats_.read_bytes, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&stats_.write_cnt, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&stats_.write_bytes, 0, __ATOMIC_RELAXED);
+}
+
+}  // namespace core

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+// A path: the cid_num connections that share a path uuid, from the first
+// connection request to the end of its teardown. Its life:
+//
+//   Connecting: connections arrive; the client's info request has not.
+//     A path that stays here STALL_MS after its last connection event
+//     is closed (a client that went silent half-way).
+//   Joining: the info request came; the info work checks it, posts the
+//     receives, adds the path to sysfs, tells the ULP, sends the answer.
+//   Up: I/O flows; heartbeats every 5 s.
+//   Stopping .. Destroying: the teardown, one step after the other, by the
+//     close work (see path_close.cpp):
+//     Stopping         no new work: the info and timer work are cancelled,
+//                      and nothing is posted any more (the state says so
+//                      under the io lock, where every post looks first)
+//     Draining         every connection disconnected and its QP drained:
+//                      no completion comes after this
+//     AwaitingAnswers  requests the ULP still holds are waited for; its
+//                      last answer queues the close work again
+//     Leaving          out of sysfs (the session's folder with its last
+//                      visible path), then the ULP hears of it
+//     Destroying       QPs, CQs, cm_ids, registrations, mappings freed;
+//                      the path leaves its session (and the session its
+//                      server with its last path), and is freed
+//
+// Any context may ask for the close (request_close()); only the first
+// asking counts, with its reason.
+#pragma once
+
+#include "core/connection.h"
+#include "core/device.h"
+#include "core/env.h"
+#include "core/request.h"
+#include "core/wire.h"
+#include "rt/array.h"
+#include "rt/list.h"
+#include "rt/refcount.h"
+#include "rt/result.h"
+#include "rt/types.h"
+
+namespace core {
+
+class Server;
+class Session;
+struct SessionPathsTag;
+struct DevicePathsTag;
+
+enum class PathState : rt::u8 {
+    Connecting,
+    Joining,
+    Up,
+    Stopping,
+    Draining,
+    AwaitingAnswers,
+    Leaving,
+    Destroying,
+};
+
+// Why a path closes (logged; later also a trace event).
+enum class CloseReason : rt::u8 {
+    None,
+    ClientDisconnect,  // the client's CM disconnect or error
+    SysfsDisconnect,   // "1" written to its disconnect file
+    HeartbeatTimeout,
+    StalledHandshake,
+    DeviceRemoval,
+    ServerClose,       // the ULP closed the server (rtrs_srv_close)
+    Protocol,          // the client broke the protocol
+    Transport,         // a work request failed
+    UlpRefused,        // the ULP refused the session
+    SetupFailed,       // a resource for it could not be had
+};
+const char* reason_name(CloseReason r);
+
+// Work item kinds of a path (rtrs_env_work_new(path, kind)).
+enum PathWork : unsigned { kWorkClose = 1, kWorkInfo, kWorkTimer };
+
+// One memory registration: chunks [first, first + n) of the session.
+struct Mr {
+    rtrs_env_mr* mr = nullptr;
+    rtrs_env_mr_info info{};
+    rt::u32 first = 0;
+    rt::u32 n = 0;
+    rtrs_env_buf rkey_msg{};  // always_invalidate: the new-key message
+};
+
+struct Stats {
+    rt::u64 read_cnt = 0;
+    rt::u64 read_bytes = 0;
+    rt::u64 write_cnt = 0;
+    rt::u64 write_bytes = 0;
+};
+
+class Path : public rt::ListLink<SessionPathsTag>, public rt::ListLink<DevicePathsTag> {
+public:
+    // Stalled handshakes are closed after this long without a connection
+    // event (a new connection, an established one, the info request):
+    // well within the 30 s after which upstream lets a reconnect replace it.
+    static constexpr rt::u32 kStallMs = 25000;
+
+    Path(Session& sess, const wire::ConnReqFields& req);
+    ~Path();
+
+    // Everything the path needs before its first connection: names,
+    // the device, the chunk mappings and registrations, the requests,
+    // the locks and work items. Under the server lock.
+    rt::Result<void> setup(rt::RefPtr<Device> dev, const rtrs_core_addr& client,
+                           const rtrs_core_addr& server, unsigned int port_num,
+                           const char** why);
+    // Frees what setup() made, for a path that never got a connection.
+    void undo_setup();
+
+    Session& sess() const { return *sess_; }
+    Server& server() const;
+    Device& dev() const { return *dev_; }
+    const wire::Uuid& uuid() const { return uuid_; }
+    rt::u16 con_num() const { return con_num_; }
+    const char* name() const { return name_; }
+    const char* client_addr() const { return client_str_; }
+    const char* server_addr() const { return server_str_; }
+    unsigned int hca_port() const { return hca_port_; }
+    rt::u32 mrs_num() const { return mrs_num_; }
+    Connection* con(rt::u16 cid) const { return cons_[cid]; }
+    bool same_addresses(const rtrs_core_addr& client, const rtrs_core_addr& server) const;
+
+    // Under the server lock: a connection request for this path.
+    rt::Result<Connection*> add_connection(rt::u16 cid, rtrs_env_cm* cm, const char** why);
+
+    // Any context: asks for the teardown (only the first call counts).
+    void request_close(CloseReason why);
+    // The same, with the io lock held.
+    void close_locked(CloseReason why);
+    // Under the io lock: the state.
+    PathState state() const { return state_; }
+    PathState state_locked_read();
+
+    // Events.
+    void on_cm_event(Connection& c, rtrs_core_cm_event ev, int status);
+    void on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc);
+    void run_work(unsigned int kind);
+    void on_answer(Request& r, int status);
+    void on_sysfs_disconnect();
+
+    // stats/rdma
+    void format_stats(char* buf, rt::usize cap);
+    void reset_stats();
+    rt::u32 inflight() const { return __atomic_load_n(&inflight_, __ATOMIC_RELAXED); }
+
+    rtrs_env_lock* io_lock() const { return io_lock_; }
+    bool always_invalidate() const { return always_inval_; }
+    rt::u32 chunk_size() const { return chunk_size_; }
+    rt::u32 queue_depth() const { return queue_depth_; }
+    rt::u64 chunk_dma(rt::u32 id) const { return chunk_dma_[id]; }
+    Mr& mr_of_chunk(rt::u32 id) const { return mrs_[id / chunks_per_mr_]; }
+
+    // Requests (request.cpp), io lock held unless said otherwise.
+    void on_imm(Connection& c, rt::u32 imm);
+    void on_io_request(Connection& c, rt::u32 payload);
+    void on_inv_done(Connection& c, Request& r, const rtrs_core_wc& wc);
+    void on_rsp_done(Connection& c, Request& r, const rtrs_core_wc& wc);
+    // No lock: reads the request from its chunk and hands it to the ULP.
+    void dispatch(Request& r);
+    // Posts what waits on c while there is room.
+    void run_pending(Connection& c);
+
+private:
+    friend class Server;
+
+    // path_info.cpp
+    void on_info_recv(Connection& c, const rtrs_core_wc& wc);
+    void info_work();
+    bool join_locked(const char** why, CloseReason* reason);
+    bool encode_info_response();
+    bool post_info_locked();
+    void on_info_wc(Connection& c, const rtrs_core_wc& wc);
+    // path_close.cpp
+    void close_work();
+    void free_resources();
+    // path_timer.cpp
+    void timer_work();
+    void touch() { __atomic_store_n(&last_event_ms_, rtrs_env_now_ms(), __ATOMIC_RELAXED); }
+    // request.cpp (io lock held)
+    Request* arrive_locked(Connection& c, rt::u32 payload);
+    void invalidate_locked(Request& r);
+    void respond_locked(Request& r);
+    bool post_invalidate_locked(Request& r);
+    bool post_response_locked(Request& r);
+    void answered_locked();
+    void drop_pending_locked();
+    void fail_request(Request& r, int err);
+
+    Session* sess_;
+    rt::RefPtr<Device> dev_;
+    wire::Uuid uuid_;
+    rt::u16 con_num_;
+    rt::u16 recon_cnt_;
+    bool always_inval_;
+    rt::u32 chunk_size_;
+    rt::u32 queue_depth_;
+    unsigned int hca_port_ = 0;
+    rtrs_core_addr client_{};
+    rtrs_core_addr server_{};
+    char client_str_[64] = {};
+    char server_str_[64] = {};
+    char name_[128] = {};
+
+    rt::Array<Connection*> cons_;  // con_num_ of them, owned; under the server lock
+    rt::Array<rt::u64> chunk_dma_;
+    rt::Array<Mr> mrs_;
+    rt::u32 mrs_num_ = 0;          // registered so far (of mrs_.size())
+    rt::u32 chunks_per_mr_ = 1;
+    rt::Array<Request> reqs_;
+
+    rtrs_env_lock* io_lock_ = nullptr;
+    rtrs_env_work* close_work_ = nullptr;
+    rtrs_env_work* info_work_ = nullptr;
+    rtrs_env_work* timer_work_ = nullptr;
+
+    // Under the io lock.
+    PathState state_ = PathState::Connecting;
+    CloseReason reason_ = CloseReason::None;
+    bool info_received_ = false;
+    rt::u32 info_len_ = 0;
+    rt::u32 hb_missed_ = 0;
+    rt::u32 inflight_ = 0;  // requests with the ULP (read unlocked by stats)
+    // The info response: registrations posted so far, then the send.
+    rt::u32 info_next_mr_ = 0;
+    bool info_sent_ = false;
+    rtrs_core_cqe info_cqe_{};
+    rtrs_env_buf info_rsp_{};
+
+    rt::u64 last_event_ms_ = 0;  // atomic
+    Stats stats_;                // atomic counters
+
+    // Under the server lock.
+    rtrs_env_sysfs_path* sysfs_ = nullptr;
+    bool counted_up_ = false;  // told the ULP it is up (Session::link_up)
+};
+
+}  // namespace core

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+// The teardown of a path, step by step (see the states in path.h). It runs
+// in the path's close work; it stops in AwaitingAnswers while the ULP still
+// holds requests, and the last answer queues it again.
+#include "core/lock.h"
+#include "core/log.h"
+#include "core/module.h"
+#include "core/path.h"
+#include "core/server.h"
+#include "core/session.h"
+
+namespace core {
+
+void Path::close_locked(CloseReason why) {
+    if (state_ >= PathState::Stopping) return;
+    state_ = PathState::Stopping;
+    reason_ = why;
+    Log(kInfo).put(sess_->named() ? sess_->name() : "(unnamed)").put(": closing path ").put(name_)
+        .put(" (").put(reason_name(why)).put(')');
+    rtrs_env_work_queue(close_work_, 0);
+}
+
+void Path::request_close(CloseReason why) {
+    Guard g(io_lock_);
+    close_locked(why);
+}
+
+void Path::close_work() {
+    PathState st;
+    {
+        Guard g(io_lock_);
+        st = state_;
+    }
+    if (st == PathState::Stopping) {
+        // No new work: the info exchange and the timer are done with, and
+        // cannot come back (both look at the state first).
+        rtrs_env_work_cancel_sync(info_work_);
+        rtrs_env_work_cancel_sync(timer_work_);
+        {
+            // A connection request that got in before the state changed
+            // finishes adding its connection first.
+            Guard g(server().lock());
+            Guard io(io_lock_);
+            state_ = PathState::Draining;
+        }
+        for (Connection* c : cons_)
+            if (c && c->created()) rtrs_env_con_disconnect(c->env());
+        // No completion of the path runs after this.
+        for (Connection* c : cons_)
+            if (c && c->created()) rtrs_env_con_drain(c->env());
+        Guard io(io_lock_);
+        drop_pending_locked();
+        if (inflight_ > 0) {
+            state_ = PathState::AwaitingAnswers;
+            return;  // answered_locked() queues us again
+        }
+        state_ = PathState::Leaving;
+    } else if (st == PathState::AwaitingAnswers) {
+        Guard io(io_lock_);
+        if (inflight_ > 0) return;
+        state_ = PathState::Leaving;
+    } else {
+        return;  // already past this (a second run of the work)
+    }
+
+    // Leaving: out of sysfs first (the files' users drain there), then the
+    // ULP hears of it.
+    Server& srv = server();
+    {
+        Guard g(srv.lock());
+        if (sysfs_) {
+            rtrs_env_sysfs_path_del(sysfs_);
+            sysfs_ = nullptr;
+            if (--sess_->visible == 0) {
+                rtrs_env_sysfs_sess_del(sess_->sysfs);
+                sess_->sysfs = nullptr;
+            }
+        }
+    }
+    if (counted_up_) {
+        counted_up_ = false;
+        sess_->link_down();
+    }
+
+    // Destroying.
+    {
+        Guard io(io_lock_);
+        state_ = PathState::Destroying;
+        for (const Request& r : reqs_)
+            if (r.state != ReqState::Free) {
+                rtrs_env_warn("rtrs core: a request not done at the end of its path");
+                break;
+            }
+    }
+    for (Connection* c : cons_)
+        if (c && c->created()) rtrs_env_con_destroy(c->env());
+    Log(kInfo).put(sess_->named() ? sess_->name() : "(unnamed)").put(": path ").put(name_)
+        .put(" closed (").put(reason_name(reason_)).put(')');
+
+    // The mappings of the session's chunks go while the path is still
+    // listed (a session without paths frees its chunks).
+    free_resources();
+    Session* sess = sess_;
+    {
+        Guard g(srv.lock());
+        sess->paths.remove(*this);
+        if (--sess->paths_num == 0) srv.free_session_locked(*sess);
+    }
+    rt::destroy(this);
+}
+
+// Io lock held, the queue pairs drained: what waited for room never goes.
+void Path::drop_pending_locked() {
+    for (Connection* c : cons_) {
+        if (!c) continue;
+        while (Request* r = c->pending.pop_front()) {
+            r->pending = Pending::None;
+            r->state = ReqState::Free;
+        }
+    }
+}
+
+}  // namespace core

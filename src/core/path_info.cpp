@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+// The info exchange: the client's info request (its session name, once all
+// connections of the path are there), and our answer (the chunks'
+// registrations, and where they are). Afterwards the path is up: in sysfs,
+// known to the ULP, serving I/O.
+#include "core/lock.h"
+#include "core/log.h"
+#include "core/module.h"
+#include "core/path.h"
+#include "core/server.h"
+#include "core/session.h"
+#include "rt/errno.h"
+
+namespace core {
+
+// Completion context: the info request arrived (connection 0's buffer).
+void Path::on_info_recv(Connection& c, const rtrs_core_wc& wc) {
+    {
+        Guard g(io_lock_);
+        if (state_ != PathState::Connecting) return;  // closing
+        if (c.cid() != 0 || info_received_) {
+            Log(kErr, true).put(name_).put(": a message on connection ").dec(rt::u64{c.cid()})
+                .put(" that is not the info request; closing the path");
+            close_locked(CloseReason::Protocol);
+            return;
+        }
+        info_received_ = true;
+        info_len_ = wc.byte_len;
+    }
+    touch();
+    // Checking it may sleep (sysfs, the ULP): in process context.
+    rtrs_env_work_queue(info_work_, 0);
+}
+
+// Under the server lock: the checks of the info request, and what makes the
+// path usable (receives posted, files in sysfs). False, with the reason,
+// when the path must close.
+bool Path::join_locked(const char** why, CloseReason* reason) {
+    *reason = CloseReason::Protocol;
+    Connection* c0 = cons_[0];
+    rtrs_env_buf_sync_for_cpu(dev_->env(), &c0->info_buf);
+    const char* bad = "malformed";
+    auto req = wire::parse_info_req(
+        rt::Bytes(static_cast<const rt::u8*>(c0->info_buf.cpu),
+                  info_len_ < c0->info_buf.len ? info_len_ : c0->info_buf.len),
+        &bad);
+    if (!req.ok()) {
+        Log(kErr, true).put(name_).put(": bad info request: ").put(bad);
+        return false;
+    }
+    rt::Bytes name = req.value().name;
+    if (!wire::valid_session_name(name)) {
+        Log(kErr, true).put(name_).put(": bad info request: session name contains '/' or '.'");
+        return false;
+    }
+    // CVE-2024-50062: the request must not come before every connection.
+    for (rt::u16 cid = 0; cid < con_num_; ++cid) {
+        if (!cons_[cid]) {
+            Log(kErr, true).put(name_).put(": info request before connection ").dec(rt::u64{cid})
+                .put(" of ").dec(rt::u64{con_num_}).put(" is up");
+            return false;
+        }
+    }
+    Server& srv = server();
+    if (srv.find_by_name_locked(name, sess_)) {
+        Log l(kErr, true);
+        l.put(name_).put(": session name '");
+        for (rt::u8 ch : name) l.put(static_cast<char>(ch));
+        l.put("' is taken by another session");
+        return false;
+    }
+    if (!sess_->named()) {
+        sess_->set_name_locked(name);
+    } else {
+        const char* have = sess_->name();
+        rt::usize i = 0;
+        while (i < name.size() && have[i] == static_cast<char>(name.data()[i])) ++i;
+        if (i != name.size() || have[i] != '\0') {
+            Log(kErr, true).put(name_).put(": the path names another session than the one it joined ('")
+                .put(have).put("')");
+            return false;
+        }
+    }
+
+    *reason = CloseReason::SetupFailed;
+    for (rt::u16 cid = 0; cid < con_num_; ++cid) {
+        Connection* c = cons_[cid];
+        int err = rtrs_env_post_recv(c->env(), nullptr, &c->recv_cqe,
+                                     cid == 0 ? wire::kServiceConQueueDepth : queue_depth_);
+        if (err) {
+            Log(kErr).put(name_).put(": cannot post receives on connection ").dec(rt::u64{cid})
+                .put(": ").dec(err);
+            return false;
+        }
+    }
+    if (!sess_->sysfs) {
+        int err = rtrs_env_sysfs_sess_add(sess_->name(), &sess_->sysfs);
+        if (err) {
+            Log(kErr).put(sess_->name()).put(": cannot add the session to sysfs: ").dec(err);
+            sess_->sysfs = nullptr;
+            return false;
+        }
+    }
+    int err = rtrs_env_sysfs_path_add(sess_->sysfs, name_, this, &sysfs_);
+    if (err) {
+        Log(kErr).put(sess_->name()).put(": cannot add path ").put(name_).put(" to sysfs: ").dec(err);
+        sysfs_ = nullptr;
+        if (sess_->visible == 0) {
+            rtrs_env_sysfs_sess_del(sess_->sysfs);
+            sess_->sysfs = nullptr;
+        }
+        return false;
+    }
+    ++sess_->visible;
+    *why = nullptr;
+    return true;
+}
+
+// The info response's bytes: one descriptor per registration, in chunk
+// order. Written once, before anything is posted.
+bool Path::encode_info_response() {
+    auto descs = rt::Array<wire::SgDescFields>::make(rt::Gfp::kernel, mrs_num_);
+    if (!descs.ok()) return false;
+    for (rt::u32 i = 0; i < mrs_num_; ++i) {
+        descs.value()[i].addr = mrs_[i].info.iova;
+        descs.value()[i].key = mrs_[i].info.rkey;
+        descs.value()[i].len = static_cast<rt::u32>(mrs_[i].info.length);
+    }
+    auto n = wire::encode_info_rsp(
+        rt::MutBytes(static_cast<rt::u8*>(info_rsp_.cpu), info_rsp_.len),
+        rt::Span<const wire::SgDescFields>(descs.value().data(), mrs_num_));
+    if (!n.ok()) return false;
+    rtrs_env_buf_sync_for_device(dev_->env(), &info_rsp_);
+    return true;
+}
+
+// Io lock held: registrations in batches as connection 0's send queue has
+// room, then the response. Continues from on_info_wc() when it had to stop.
+bool Path::post_info_locked() {
+    Connection& c0 = *cons_[0];
+    while (info_next_mr_ < mrs_num_) {
+        rt::u32 n = mrs_num_ - info_next_mr_;
+        if (n > RTRS_ENV_MAX_CHAIN) n = RTRS_ENV_MAX_CHAIN;
+        if (!c0.room(n)) return true;
+        rtrs_env_wr wrs[RTRS_ENV_MAX_CHAIN] = {};
+        for (rt::u32 i = 0; i < n; ++i) {
+            Mr& m = mrs_[info_next_mr_ + i];
+            wrs[i].op = RTRS_ENV_WR_REG_MR;
+            wrs[i].mr = m.mr;
+            wrs[i].mr_key = m.info.rkey;
+            wrs[i].cqe = &info_cqe_;
+        }
+        wrs[n - 1].signaled = 1;
+        int err = c0.post(wrs, n);
+        if (err) {
+            Log(kErr).put(name_).put(": cannot post the registrations: ").dec(err);
+            return false;
+        }
+        info_next_mr_ += n;
+    }
+    if (info_sent_) return true;
+    if (!c0.room(1)) return true;
+    rtrs_env_wr send{};
+    send.op = RTRS_ENV_WR_SEND;
+    send.addr = info_rsp_.dma;
+    send.len = info_rsp_.len;
+    send.signaled = 1;
+    send.cqe = &info_cqe_;
+    int err = c0.post(&send, 1);
+    if (err) {
+        Log(kErr).put(name_).put(": cannot send the info response: ").dec(err);
+        return false;
+    }
+    info_sent_ = true;
+    return true;
+}
+
+void Path::on_info_wc(Connection& c, const rtrs_core_wc& wc) {
+    if (!wc.ok) {
+        if (!wc.flushed)
+            Log(kErr, true).put(name_).put(": the info response failed: ").put(wc.status);
+        request_close(CloseReason::Transport);
+        return;
+    }
+    Guard g(io_lock_);
+    c.signaled_done();
+    if (state_ != PathState::Up) return;
+    if (!post_info_locked()) close_locked(CloseReason::Transport);
+    else run_pending(c);
+}
+
+// Process context: the info request checked, the path brought up.
+void Path::info_work() {
+    Server& srv = server();
+    const char* why = nullptr;
+    CloseReason reason = CloseReason::Protocol;
+    {
+        Guard g(srv.lock());
+        {
+            Guard io(io_lock_);
+            if (state_ != PathState::Connecting || !info_received_) return;  // closing
+            state_ = PathState::Joining;
+        }
+        touch();
+        if (!join_locked(&why, &reason)) {
+            g.unlock();
+            request_close(reason);
+            return;
+        }
+        Guard io(io_lock_);
+        if (state_ != PathState::Joining) return;  // closing: the teardown undoes it
+        state_ = PathState::Up;
+    }
+
+    // The ULP hears of it before the client can use it.
+    int err = sess_->link_up();
+    if (err) {
+        Log(kErr).put(name_).put(": the upper layer refused the session: ").dec(err);
+        request_close(CloseReason::UlpRefused);
+        return;
+    }
+    counted_up_ = true;
+    if (!encode_info_response()) {
+        Log(kErr).put(name_).put(": cannot build the info response");
+        request_close(CloseReason::SetupFailed);
+        return;
+    }
+    {
+        Guard io(io_lock_);
+        if (state_ != PathState::Up) return;
+        if (!post_info_locked()) {
+            close_locked(CloseReason::Transport);
+            return;
+        }
+        // The timer had the handshake's deadline: heartbeats from now on.
+        rtrs_env_work_requeue(timer_work_, wire::kHbIntervalMs);
+    }
+    Log(kInfo).put(sess_->name()).put(": path ").put(name_).put(" is up");
+}
+
+}  // namespace core

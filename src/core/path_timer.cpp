@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+// The path's timer: while connecting, the handshake's deadline; once up,
+// heartbeats every 5 s.
+#include "core/lock.h"
+#include "core/log.h"
+#include "core/path.h"
+#include "core/session.h"
+
+namespace core {
+
+namespace {
+
+enum class Hb { Send, Wait, Dead };
+
+// One heartbeat period passed; missed counts periods without traffic from
+// the client. A heartbeat goes out after a period that saw traffic; a
+// silent period only counts; past kHbMissedMax the client is gone.
+Hb hb_tick(rt::u32* missed) {
+    if (*missed > wire::kHbMissedMax) return Hb::Dead;
+    if ((*missed)++ != 0) return Hb::Wait;
+    return Hb::Send;
+}
+
+}  // namespace
+
+void Path::timer_work() {
+    rt::u32 next;
+    {
+        Guard g(io_lock_);
+        switch (state_) {
+        case PathState::Connecting: {
+            rt::u64 idle = rtrs_env_now_ms() - __atomic_load_n(&last_event_ms_, __ATOMIC_RELAXED);
+            if (idle >= kStallMs) {
+                Log(kErr, true).put(name_).put(": the handshake stalled (no connection event for ")
+                    .dec(idle / 1000).put(" s); closing the path");
+                close_locked(CloseReason::StalledHandshake);
+                return;
+            }
+            next = static_cast<rt::u32>(kStallMs - idle);
+            break;
+        }
+        case PathState::Joining:
+            next = kStallMs;
+            break;
+        case PathState::Up:
+            switch (hb_tick(&hb_missed_)) {
+            case Hb::Dead:
+                Log(kErr).put(name_).put(": no heartbeat from the client; closing the path");
+                close_locked(CloseReason::HeartbeatTimeout);
+                return;
+            case Hb::Send: {
+                Connection& c0 = *cons_[0];
+                if (!c0.room(1)) break;  // a full queue is traffic enough
+                rtrs_env_wr wr{};
+                wr.op = RTRS_ENV_WR_RDMA_WRITE_IMM;
+                wr.imm = wire::imm_encode(wire::ImmType::HbMsg, 0);
+                wr.signaled = 1;
+                wr.cqe = &c0.send_cqe;
+                if (c0.post(&wr, 1)) {
+                    close_locked(CloseReason::Transport);
+                    return;
+                }
+                break;
+            }
+            case Hb::Wait:
+                break;
+            }
+            next = wire::kHbIntervalMs;
+            break;
+        default:
+            return;  // closing: the timer ends here
+        }
+    }
+    rtrs_env_work_queue(timer_work_, next);
+}
+
+}  // namespace core

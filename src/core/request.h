@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+// One I/O request, on one chunk of a path. Its life:
+//
+//   Free --arrival--> Invalidating --(local invalidation done)--> WithUlp
+//   Free --arrival (no always_invalidate)----------------------> WithUlp
+//   WithUlp --ULP answers--> Responding --(response sent)--> Free
+//                         \-> Queued (no room in the send queue yet) -> Responding
+//   any --path closing--> Free (nothing more is posted)
+//
+// The upper layer knows a request as its struct rtrs_srv_op: the first
+// bytes are laid out as upstream's (OpHeader), because upstream
+// rnbd-server's trace event reads the direction at offset 12.
+#pragma once
+
+#include "core/rtrs_core.h"
+#include "core/wire.h"
+#include "rt/list.h"
+#include "rt/types.h"
+
+namespace core {
+
+class Connection;
+class Path;
+
+struct OpHeader {
+    void* con;         // the connection it came in on
+    rt::u32 msg_id;    // = its chunk
+    rt::u8 dir;        // kDirRead or kDirWrite
+};
+static_assert(__builtin_offsetof(OpHeader, con) == 0);
+static_assert(__builtin_offsetof(OpHeader, msg_id) == 8);
+static_assert(__builtin_offsetof(OpHeader, dir) == 12);
+
+// The kernel's READ and WRITE.
+inline constexpr rt::u8 kDirRead = 0;
+inline constexpr rt::u8 kDirWrite = 1;
+
+enum class ReqState : rt::u8 { Free, Invalidating, WithUlp, Queued, Responding };
+
+// What waits for room in a connection's send queue.
+struct PendingTag;
+enum class Pending : rt::u8 { None, Invalidate, Respond };
+
+// Completion kinds (rtrs_core_cqe::kind).
+enum CqeKind : unsigned {
+    kCqeRecv = 1,      // Connection: a receive
+    kCqeSend,          // Connection: a heartbeat, an ack, or an error of a chain member
+    kCqeInv,           // Request: the local invalidation before it
+    kCqeRsp,           // Request: the last work request of its response
+    kCqeInfo,          // Path: a batch of registrations, or the info response
+};
+
+class Request : public OpHeader, public rt::ListLink<PendingTag> {
+public:
+    Request() = default;
+    void init(Path& path, rt::u32 id);
+
+    static Request* from_op(rtrs_srv_op* op) {
+        return static_cast<Request*>(reinterpret_cast<OpHeader*>(op));
+    }
+    rtrs_srv_op* op() { return reinterpret_cast<rtrs_srv_op*>(static_cast<OpHeader*>(this)); }
+
+    Path& path() const { return *path_; }
+    Connection& conn() const { return *static_cast<Connection*>(con); }
+    rt::u32 id() const { return msg_id; }
+
+    // Under the path's io lock.
+    ReqState state = ReqState::Free;
+    Pending pending = Pending::None;
+    int answer = 0;               // the status to send (Queued)
+    rt::u32 hdr_off = 0;          // the RTRS header's offset in the chunk
+    rt::u32 chains = 0;           // response chains posted, not yet completed
+    // From the request header (dispatch()):
+    wire::MsgType type = wire::MsgType::Write;
+    rt::u32 data_len = 0;
+    rt::u32 usr_len = 0;
+    bool need_inval = false;
+    bool has_desc = false;
+    wire::SgDescFields desc;
+
+    rtrs_core_cqe inv_cqe{};
+    rtrs_core_cqe rsp_cqe{};
+
+private:
+    Path* path_ = nullptr;
+};
+
+}  // namespace core

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+// A server: what one rtrs_srv_open() of an upper layer (ULP) made. It
+// listens on a port and owns the sessions that clients open through it.
+#pragma once
+
+#include "core/env.h"
+#include "core/session.h"
+#include "rt/list.h"
+#include "rt/result.h"
+#include "rt/types.h"
+
+namespace core {
+
+class Server : public rt::ListLink<> {
+public:
+    static rt::Result<Server*> open(rtrs_env_ulp* ulp, rt::u16 port);
+    // Stops listening, closes every path and returns once all are gone;
+    // then the server is freed. Returns the ULP handle it had.
+    rtrs_env_ulp* close();
+
+    // A connection request (rtrs_core_on_connect_request()).
+    int on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_num,
+                           const rtrs_core_addr& client, const rtrs_core_addr& server,
+                           rt::Bytes priv);
+
+    rtrs_env_lock* lock() const { return lock_; }
+    rtrs_env_ulp* ulp() const { return ulp_; }
+    rt::u16 port() const { return port_; }
+
+    // Under lock(): a session whose last path is gone.
+    void free_session_locked(Session& s);
+    // Under lock(): the session of that name other than `self`, if any.
+    Session* find_by_name_locked(rt::Bytes name, const Session* self);
+
+    ~Server();
+    Server(rtrs_env_ulp* ulp, rt::u16 port) : ulp_(ulp), port_(port) {}
+
+private:
+    Session* find_session_locked(const wire::Uuid& paths_uuid);
+    int join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev,
+                    unsigned int port_num, const rtrs_core_addr& client,
+                    const rtrs_core_addr& server, const wire::ConnReqFields& req);
+    int drop_fresh(Session& sess, bool fresh, rtrs_env_cm* cm, int err, const char* why,
+                   const char* detail = nullptr);
+    int refuse(rtrs_env_cm* cm, int err, const char* why, const char* detail = nullptr);
+    int accept(rtrs_env_cm* cm, Session& s);
+
+    rtrs_env_ulp* ulp_;
+    rt::u16 port_;
+    rtrs_env_lock* lock_ = nullptr;  // SERVER
+    rtrs_env_listener* listener_ = nullptr;
+    // Under lock_:
+    rt::List<Session> sessions_;
+    bool closing_ = false;
+    rtrs_env_waiter* all_gone_ = nullptr;
+};
+
+}  // namespace core

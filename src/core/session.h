@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+// A client session: the paths that share a paths uuid, the chunks they all
+// read requests from, the name the client gave it and, while at least one
+// of its paths is up, its folder in /sys/class/rtrs-server. The upper
+// layer knows it as its struct rtrs_srv_sess.
+#pragma once
+
+#include "core/env.h"
+#include "core/wire.h"
+#include "rt/alloc.h"
+#include "rt/array.h"
+#include "rt/list.h"
+#include "rt/result.h"
+#include "rt/types.h"
+
+namespace core {
+
+class Path;
+class Server;
+struct SessionPathsTag;
+
+class Session : public rt::ListLink<> {
+public:
+    // A session with its chunks, charged to the memory budget. ENOMEM with
+    // the reason in why when the budget or the machine's memory is short.
+    static rt::Result<rt::Own<Session>> create(Server& srv, const wire::Uuid& paths_uuid,
+                                               const char** why);
+    ~Session();
+    Session(Server& srv, const wire::Uuid& paths_uuid);
+
+    Server& server() const { return *srv_; }
+    const wire::Uuid& paths_uuid() const { return paths_uuid_; }
+    rt::u32 queue_depth() const { return queue_depth_; }
+    rt::u32 chunk_size() const { return chunk_size_; }
+    void* chunk(rt::u32 id) const { return chunks_[id]; }
+
+    // The name the first info request gave; empty before.
+    const char* name() const { return name_; }
+    bool named() const { return name_[0] != '\0'; }
+    void set_name_locked(rt::Bytes name);
+
+    // The ULP's.
+    void* priv() const { return __atomic_load_n(&priv_, __ATOMIC_ACQUIRE); }
+    void set_priv(void* p) { __atomic_store_n(&priv_, p, __ATOMIC_RELEASE); }
+
+    // Link events to the ULP: the first path up says CONNECTED, the last
+    // one down DISCONNECTED. 0, or the ULP's refusal.
+    int link_up();
+    void link_down();
+
+    // Under the server lock:
+    rt::List<Path, SessionPathsTag> paths;
+    rt::u32 paths_num = 0;
+    rtrs_env_sysfs_sess* sysfs = nullptr;
+    rt::u32 visible = 0;  // paths with files in sysfs
+
+private:
+    Server* srv_;
+    wire::Uuid paths_uuid_;
+    rt::u32 queue_depth_ = 0;
+    rt::u32 chunk_size_ = 0;
+    rt::Array<void*> chunks_;
+    rt::u64 charged_ = 0;
+    char name_[wire::kNameMax + 1] = {};
+    void* priv_ = nullptr;
+    rtrs_env_lock* ev_lock_ = nullptr;  // SESSION_EV: paths_up_
+    rt::u32 paths_up_ = 0;
+};
+
+}  // namespace core

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel environment, part one: memory, logging, locks, deferred work,
+ * waiting and time (src/rt/env.h and the first half of src/core/env.h).
+ * Each function does what its name says and decides nothing.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bug.h>
+#include <linux/completion.h>
+#include <linux/error-injection.h>
+#include <linux/gfp.h>
+#include <linux/lockdep.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+
+#include "core/env.h"
+#include "kernel/glue.h"
+#include "rt/env.h"
+
+/* --- src/rt/env.h ------------------------------------------------------------- */
+
+/* A function of its own, so that fail_function can make it fail. */
+noinline void *rtrs_env_alloc(size_t size, unsigned int gfp)
+{
+	return kzalloc(size, gfp == RTRS_ENV_GFP_ATOMIC ? GFP_ATOMIC : GFP_KERNEL);
+}
+ALLOW_ERROR_INJECTION(rtrs_env_alloc, NULL);
+
+void rtrs_env_free(void *ptr)
+{
+	kfree(ptr);
+}
+
+void rtrs_env_log(int level, const char *msg)
+{
+	switch (level) {
+	case RTRS_ENV_LOG_ERR:
+		pr_err("%s\n", msg);
+		break;
+	case RTRS_ENV_LOG_WARN:
+		pr_warn("%s\n", msg);
+		break;
+	case RTRS_ENV_LOG_INFO:
+		pr_info("%s\n", msg);
+		break;
+	default:
+		pr_debug("%s\n", msg);
+		break;
+	}
+}
+
+/* For what a peer can make happen at will. */
+void rtrs_env_log_ratelimited(int level, const char *msg)
+{
+	switch (level) {
+	case RTRS_ENV_LOG_ERR:
+		pr_err_ratelimited("%s\n", msg);
+		break;
+	case RTRS_ENV_LOG_WARN:
+		pr_warn_ratelimited("%s\n", msg);
+		break;
+	default:
+		pr_info_ratelimited("%s\n", msg);
+		break;
+	}
+}
+
+void rtrs_env_warn(const char *what)
+{
+	WARN(1, KBUILD_MODNAME ": %s\n", what);
+}
+
+/* --- locks ------------------------------------------------------------------------ */
+
+struct rtrs_env_lock {
+	enum rtrs_env_lock_kind kind;
+	union {
+		struct mutex mutex;
+		spinlock_t spin;
+	};
+	unsigned long flags;	/* PATH_IO: the interrupt state, while held */
+};
+
+/* One lockdep class per kind, whatever the number of locks. */
+static struct lock_class_key rtrs_env_lock_keys[RTRS_ENV_LOCK_PATH_IO + 1];
+static const char *const rtrs_env_lock_names[RTRS_ENV_LOCK_PATH_IO + 1] = {
+	[RTRS_ENV_LOCK_MODULE] = "rtrs_module",
+	[RTRS_ENV_LOCK_SERVER] = "rtrs_server",
+	[RTRS_ENV_LOCK_SESSION_EV] = "rtrs_session_ev",
+	[RTRS_ENV_LOCK_PATH_IO] = "rtrs_path_io",
+};
+
+struct rtrs_env_lock *rtrs_env_lock_new(enum rtrs_env_lock_kind kind)
+{
+	struct rtrs_env_lock *l;
+
+	if (WARN_ON_ONCE(kind > RTRS_ENV_LOCK_PATH_IO))
+		return NULL;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return NULL;
+	l->kind = kind;
+	if (kind == RTRS_ENV_LOCK_PATH_IO) {
+		spin_lock_init(&l->spin);
+		lockdep_set_class_and_name(&l->spin, &rtrs_env_lock_keys[kind],
+					   rtrs_env_lock_names[kind]);
+	} else {
+		mutex_init(&l->mutex);
+		lockdep_set_class_and_name(&l->mutex, &rtrs_env_lock_keys[kind],
+					   rtrs_env_lock_names[kind]);
+	}
+	return l;
+}
+
+void rtrs_env_lock_free(struct rtrs_env_lock *l)
+{
+	if (l->kind != RTRS_ENV_LOCK_PATH_IO)
+		mutex_destroy(&l->mutex);
+	kfree(l);
+}
+
+void rtrs_env_lock_acquire(struct rtrs_env_lock *l)
+{
+	unsigned long flags;
+
+	if (l->kind == RTRS_ENV_LOCK_PATH_IO) {
+		spin_lock_irqsave(&l->spin, flags);
+		l->flags = flags;
+	} else {
+		mutex_lock(&l->mutex);
+	}
+}
+
+void rtrs_env_lock_release(struct rtrs_env_lock *l)
+{
+	if (l->kind == RTRS_ENV_LOCK_PATH_IO)
+		spin_unlock_irqrestore(&l->spin, l->flags);
+	else
+		mutex_unlock(&l->mutex);
+}
+
+void rtrs_glue_assert_held(struct rtrs_env_lock *l)
+{
+	if (l->kind == RTRS_ENV_LOCK_PATH_IO)
+		lockdep_assert_held(&l->spin);
+	else
+		lockdep_assert_held(&l->mutex);
+}
+
+/* --- time, deferred work, waiting ---------------------------------------------- */
+
+/* 64-bit values in the interface are __UINT64_TYPE__ (unsigned long here). */
+__UINT64_TYPE__ rtrs_env_now_ms(void)
+{
+	return ktime_to_ms(ktime_get());
+}
+
+/* Path setup and teardown; unordered, so that a teardown can wait for a setup. */
+static struct workqueue_struct *rtrs_glue_wq;
+
+struct rtrs_env_work {
+	struct delayed_work dw;
+	void *owner;
+	unsigned int kind;
+};
+
+static void rtrs_env_work_fn(struct work_struct *work)
+{
+	struct rtrs_env_work *w = container_of(to_delayed_work(work), struct rtrs_env_work, dw);
+
+	/* The core may free w on the way (a path's close work frees the path). */
+	rtrs_core_run_work(w->owner, w->kind);
+}
+
+struct rtrs_env_work *rtrs_env_work_new(void *owner, unsigned int kind)
+{
+	struct rtrs_env_work *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+	if (!w)
+		return NULL;
+	INIT_DELAYED_WORK(&w->dw, rtrs_env_work_fn);
+	w->owner = owner;
+	w->kind = kind;
+	return w;
+}
+
+void rtrs_env_work_queue(struct rtrs_env_work *w, unsigned int delay_ms)
+{
+	queue_delayed_work(rtrs_glue_wq, &w->dw, msecs_to_jiffies(delay_ms));
+}
+
+void rtrs_env_work_requeue(struct rtrs_env_work *w, unsigned int delay_ms)
+{
+	mod_delayed_work(rtrs_glue_wq, &w->dw, msecs_to_jiffies(delay_ms));
+}
+
+void rtrs_env_work_cancel_sync(struct rtrs_env_work *w)
+{
+	cancel_delayed_work_sync(&w->dw);
+}
+
+void rtrs_env_work_free(struct rtrs_env_work *w)
+{
+	kfree(w);
+}
+
+struct rtrs_env_waiter {
+	struct completion done;
+};
+
+struct rtrs_env_waiter *rtrs_env_waiter_new(void)
+{
+	struct rtrs_env_waiter *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+	if (w)
+		init_completion(&w->done);
+	return w;
+}
+
+void rtrs_env_waiter_done(struct rtrs_env_waiter *w)
+{
+	complete(&w->done);
+}
+
+void rtrs_env_waiter_wait(struct rtrs_env_waiter *w)
+{
+	wait_for_completion(&w->done);
+}
+
+void rtrs_env_waiter_free(struct rtrs_env_waiter *w)
+{
+	kfree(w);
+}
+
+/* --- memory ------------------------------------------------------------------- */
+
+/*
+ * A chunk is high-order pages: without the allocator's own failure report
+ * (the core refuses the session and says why) and without retrying until
+ * the OOM killer runs.
+ */
+noinline void *rtrs_env_chunk_alloc(u32 size)
+{
+	struct page *page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+					__GFP_RETRY_MAYFAIL, get_order(size));
+
+	return page ? page_address(page) : NULL;
+}
+ALLOW_ERROR_INJECTION(rtrs_env_chunk_alloc, NULL);
+
+void rtrs_env_chunk_free(void *chunk, u32 size)
+{
+	free_pages((unsigned long)chunk, get_order(size));
+}
+
+__UINT64_TYPE__ rtrs_env_total_ram(void)
+{
+	return (u64)totalram_pages() << PAGE_SHIFT;
+}
+
+/* --- setup -------------------------------------------------------------------- */
+
+int rtrs_glue_base_init(void)
+{
+	rtrs_glue_wq = alloc_workqueue("rtrs_server", 0, 0);
+	return rtrs_glue_wq ? 0 : -ENOMEM;
+}
+
+void rtrs_glue_base_exit(void)
+{
+	destroy_workqueue(rtrs_glue_wq);
+}

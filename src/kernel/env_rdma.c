@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel environment, part two: RDMA. Devices and their protection
+ * domains, DMA mappings, memory regions, connections (cm_id, CQ, QP), work
+ * requests built from the core's descriptors, and the three kinds of kernel
+ * events that come back: RDMA CM events, completions, device removal. Each
+ * event goes to the core as it is; the core decides what follows.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/slab.h>
+#include <linux/scatterlist.h>
+#include <net/net_namespace.h>
+#include <rdma/ib.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "core/env.h"
+#include "kernel/glue.h"
+
+/*
+ * What a cm_id's context points to: the listener's carries its listener, a
+ * connection's its connection (a connection request arrives on a new id
+ * whose context is still the listener's). The first member says which.
+ */
+enum rtrs_glue_cm_kind {
+	RTRS_GLUE_LISTENER = 0x4c53544e,	/* "LSTN" */
+	RTRS_GLUE_CON = 0x434f4e4e,		/* "CONN" */
+};
+
+struct rtrs_env_listener {
+	enum rtrs_glue_cm_kind kind;
+	struct rdma_cm_id *id;
+	void *core_server;
+};
+
+struct rtrs_env_con {
+	enum rtrs_glue_cm_kind kind;
+	struct rdma_cm_id *cm_id;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct rtrs_env_dev *dev;
+	struct rtrs_env_lock *io_lock;
+	void *core;
+};
+
+struct rtrs_env_dev {
+	struct ib_device *ib_dev;
+	struct ib_pd *pd;
+};
+
+static struct rdma_cm_id *to_cm_id(struct rtrs_env_cm *cm)
+{
+	return (struct rdma_cm_id *)cm;
+}
+
+/* --- devices -------------------------------------------------------------------- */
+
+struct rtrs_env_dev *rtrs_env_dev_open(void *ib_dev, struct rtrs_env_dev_attrs *attrs)
+{
+	struct ib_device *ibd = ib_dev;
+	struct rtrs_env_dev *dev;
+
+	might_sleep();
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return NULL;
+	dev->ib_dev = ibd;
+	dev->pd = ib_alloc_pd(ibd, 0);
+	if (IS_ERR(dev->pd)) {
+		pr_err("%s: cannot allocate a protection domain: %ld\n", dev_name(&ibd->dev),
+		       PTR_ERR(dev->pd));
+		kfree(dev);
+		return NULL;
+	}
+	strscpy(attrs->name, dev_name(&ibd->dev), sizeof(attrs->name));
+	attrs->max_qp_wr = ibd->attrs.max_qp_wr;
+	attrs->max_cqe = ibd->attrs.max_cqe;
+	attrs->max_fast_reg_page_list_len = ibd->attrs.max_fast_reg_page_list_len;
+	attrs->num_comp_vectors = ibd->num_comp_vectors;
+	return dev;
+}
+
+void rtrs_env_dev_close(struct rtrs_env_dev *dev)
+{
+	ib_dealloc_pd(dev->pd);
+	kfree(dev);
+}
+
+/* --- DMA ------------------------------------------------------------------------- */
+
+static enum dma_data_direction rtrs_glue_dir(enum rtrs_env_dma_dir dir)
+{
+	switch (dir) {
+	case RTRS_ENV_DMA_TO_DEVICE:
+		return DMA_TO_DEVICE;
+	case RTRS_ENV_DMA_FROM_DEVICE:
+		return DMA_FROM_DEVICE;
+	default:
+		return DMA_BIDIRECTIONAL;
+	}
+}
+
+/* One mapping per chunk, so that a sync of a chunk is a sync of a mapping. */
+__UINT64_TYPE__ rtrs_env_dma_map_chunk(struct rtrs_env_dev *dev, void *chunk, u32 size)
+{
+	u64 dma = ib_dma_map_page(dev->ib_dev, virt_to_page(chunk), 0, size, DMA_BIDIRECTIONAL);
+
+	return ib_dma_mapping_error(dev->ib_dev, dma) ? 0 : dma;
+}
+
+void rtrs_env_dma_unmap_chunk(struct rtrs_env_dev *dev, __UINT64_TYPE__ dma, u32 size)
+{
+	ib_dma_unmap_page(dev->ib_dev, dma, size, DMA_BIDIRECTIONAL);
+}
+
+void rtrs_env_dma_sync_for_cpu(struct rtrs_env_dev *dev, __UINT64_TYPE__ dma, u32 len)
+{
+	ib_dma_sync_single_for_cpu(dev->ib_dev, dma, len, DMA_BIDIRECTIONAL);
+}
+
+void rtrs_env_dma_sync_for_device(struct rtrs_env_dev *dev, __UINT64_TYPE__ dma, u32 len)
+{
+	ib_dma_sync_single_for_device(dev->ib_dev, dma, len, DMA_BIDIRECTIONAL);
+}
+
+int rtrs_env_buf_alloc(struct rtrs_env_dev *dev, u32 len, enum rtrs_env_dma_dir dir,
+		       struct rtrs_env_buf *buf)
+{
+	void *cpu = kzalloc(len, GFP_KERNEL);
+	u64 dma;
+
+	if (!cpu)
+		return -ENOMEM;
+	dma = ib_dma_map_single(dev->ib_dev, cpu, len, rtrs_glue_dir(dir));
+	if (ib_dma_mapping_error(dev->ib_dev, dma)) {
+		kfree(cpu);
+		return -ENOMEM;
+	}
+	buf->cpu = cpu;
+	buf->dma = dma;
+	buf->len = len;
+	buf->dir = dir;
+	return 0;
+}
+
+void rtrs_env_buf_free(struct rtrs_env_dev *dev, struct rtrs_env_buf *buf)
+{
+	ib_dma_unmap_single(dev->ib_dev, buf->dma, buf->len, rtrs_glue_dir(buf->dir));
+	kfree(buf->cpu);
+	buf->cpu = NULL;
+}
+
+void rtrs_env_buf_sync_for_device(struct rtrs_env_dev *dev, struct rtrs_env_buf *buf)
+{
+	ib_dma_sync_single_for_device(dev->ib_dev, buf->dma, buf->len, rtrs_glue_dir(buf->dir));
+}
+
+void rtrs_env_buf_sync_for_cpu(struct rtrs_env_dev *dev, struct rtrs_env_buf *buf)
+{
+	ib_dma_sync_single_for_cpu(dev->ib_dev, buf->dma, buf->len, rtrs_glue_dir(buf->dir));
+}
+
+/* --- memory regions ---------------------------------------------------------------- */
+
+struct rtrs_env_mr {
+	struct ib_mr *mr;
+};
+
+struct rtrs_env_mr *rtrs_env_mr_alloc(struct rtrs_env_dev *dev, const __UINT64_TYPE__ *dma, unsigned int n,
+				      u32 size, struct rtrs_env_mr_info *info)
+{
+	struct rtrs_env_mr *m;
+	struct sg_table sgt;
+	struct scatterlist *sg;
+	unsigned int i;
+	int mapped;
+
+	might_sleep();
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return NULL;
+	m->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, n);
+	if (IS_ERR(m->mr))
+		goto free;
+	/* The chunks are mapped already: a list of their DMA addresses. */
+	if (sg_alloc_table(&sgt, n, GFP_KERNEL))
+		goto dereg;
+	for_each_sg(sgt.sgl, sg, n, i) {
+		sg_dma_address(sg) = dma[i];
+		sg_dma_len(sg) = size;
+	}
+	mapped = ib_map_mr_sg(m->mr, sgt.sgl, n, NULL, size);
+	sg_free_table(&sgt);
+	if (mapped != n)
+		goto dereg;
+	info->rkey = m->mr->rkey;
+	info->iova = m->mr->iova;
+	info->length = m->mr->length;
+	return m;
+dereg:
+	ib_dereg_mr(m->mr);
+free:
+	kfree(m);
+	return NULL;
+}
+
+void rtrs_env_mr_free(struct rtrs_env_mr *m)
+{
+	ib_dereg_mr(m->mr);
+	kfree(m);
+}
+
+u32 rtrs_env_mr_next_rkey(struct rtrs_env_mr *m)
+{
+	ib_update_fast_reg_key(m->mr, ib_inc_rkey(m->mr->rkey));
+	return m->mr->rkey;
+}
+
+/* --- connection requests ---------------------------------------------------------- */
+
+int rtrs_env_cm_accept(struct rtrs_env_cm *cm, const void *priv, unsigned int len)
+{
+	struct rdma_conn_param param = {
+		.rnr_retry_count = 7,
+		.private_data = priv,
+		.private_data_len = len,
+	};
+
+	return rdma_accept(to_cm_id(cm), &param);
+}
+
+void rtrs_env_cm_reject(struct rtrs_env_cm *cm, const void *priv, unsigned int len)
+{
+	int err = rdma_reject(to_cm_id(cm), priv, len, IB_CM_REJ_CONSUMER_DEFINED);
+
+	if (err)
+		pr_err_ratelimited("rdma_reject: %d\n", err);
+}
+
+/* --- completions ------------------------------------------------------------------- */
+
+/* Every work request of ours completes here, through its rtrs_core_cqe. */
+static void rtrs_glue_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rtrs_env_con *con = cq->cq_context;
+	struct rtrs_core_cqe *cqe = container_of((void *)wc->wr_cqe, struct rtrs_core_cqe, env);
+	struct rtrs_core_wc w = {
+		.ok = wc->status == IB_WC_SUCCESS,
+		.flushed = wc->status == IB_WC_WR_FLUSH_ERR,
+		.status = ib_wc_status_msg(wc->status),
+		.opcode = RTRS_CORE_WC_SEND,
+		.byte_len = wc->byte_len,
+	};
+
+	if (w.ok) {
+		switch (wc->opcode) {
+		case IB_WC_RECV:
+			w.opcode = RTRS_CORE_WC_RECV;
+			break;
+		case IB_WC_RECV_RDMA_WITH_IMM:
+			w.opcode = RTRS_CORE_WC_RECV_IMM;
+			w.imm = be32_to_cpu(wc->ex.imm_data);
+			break;
+		default:
+			if (wc->opcode & IB_WC_RECV)
+				w.opcode = RTRS_CORE_WC_OTHER;
+			break;
+		}
+	}
+	rtrs_core_on_wc(con->core, cqe, &w);
+}
+
+static struct ib_cqe *rtrs_glue_cqe(struct rtrs_core_cqe *cqe)
+{
+	struct ib_cqe *e = (struct ib_cqe *)cqe->env;
+
+	e->done = rtrs_glue_done;
+	return e;
+}
+
+/* --- connections ---------------------------------------------------------------- */
+
+static void rtrs_glue_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct rtrs_env_con *con = ctx;
+
+	if (ev->event == IB_EVENT_COMM_EST)
+		rdma_notify(con->cm_id, IB_EVENT_COMM_EST);
+	else
+		pr_info("QP event %s\n", ib_event_msg(ev->event));
+}
+
+/*
+ * The queues get one more of each than the core counts: ib_drain_qp()
+ * posts a request of its own on each.
+ */
+struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *cm, struct rtrs_env_dev *dev,
+					 const struct rtrs_env_con_sizes *sizes,
+					 struct rtrs_env_lock *io_lock, void *core_con)
+{
+	struct rdma_cm_id *cm_id = to_cm_id(cm);
+	struct ib_qp_init_attr qp = {};
+	struct rtrs_env_con *con;
+	int err;
+
+	might_sleep();
+	con = kzalloc(sizeof(*con), GFP_KERNEL);
+	if (!con)
+		return NULL;
+	con->kind = RTRS_GLUE_CON;
+	con->cm_id = cm_id;
+	con->dev = dev;
+	con->io_lock = io_lock;
+	con->core = core_con;
+	con->cq = ib_alloc_cq(dev->ib_dev, con, sizes->cq_size + 2, sizes->comp_vector,
+			      IB_POLL_WORKQUEUE);
+	if (IS_ERR(con->cq)) {
+		pr_err("cannot allocate a CQ of %u: %ld\n", sizes->cq_size + 2, PTR_ERR(con->cq));
+		goto free;
+	}
+	qp.event_handler = rtrs_glue_qp_event;
+	qp.qp_context = con;
+	qp.send_cq = con->cq;
+	qp.recv_cq = con->cq;
+	qp.cap.max_send_wr = sizes->max_send_wr + 1;
+	qp.cap.max_recv_wr = sizes->max_recv_wr + 1;
+	qp.cap.max_send_sge = 1;
+	qp.cap.max_recv_sge = 1;
+	qp.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qp.qp_type = IB_QPT_RC;
+	err = rdma_create_qp(cm_id, dev->pd, &qp);
+	if (err) {
+		pr_err("cannot create a QP of %u+%u: %d\n", qp.cap.max_send_wr, qp.cap.max_recv_wr, err);
+		goto free_cq;
+	}
+	con->qp = cm_id->qp;
+	/* From here on its CM events reach the core with its connection. */
+	cm_id->context = con;
+	return con;
+free_cq:
+	ib_free_cq(con->cq);
+free:
+	kfree(con);
+	return NULL;
+}
+
+void rtrs_env_con_disconnect(struct rtrs_env_con *con)
+{
+	rdma_disconnect(con->cm_id);
+}
+
+void rtrs_env_con_drain(struct rtrs_env_con *con)
+{
+	might_sleep();
+	ib_drain_qp(con->qp);
+}
+
+void rtrs_env_con_destroy(struct rtrs_env_con *con)
+{
+	struct rdma_cm_id *cm_id = con->cm_id;
+
+	might_sleep();
+	rdma_destroy_qp(cm_id);
+	ib_free_cq(con->cq);
+	/*
+	 * Waits for a CM handler still running on the id; none runs after, so
+	 * the connection it would find in the id's context may go.
+	 */
+	rdma_destroy_id(cm_id);
+	kfree(con);
+}
+
+/* Sized for the largest chain the core posts. */
+union rtrs_glue_wr {
+	struct ib_send_wr send;
+	struct ib_rdma_wr rdma;
+	struct ib_reg_wr reg;
+};
+
+int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, unsigned int n)
+{
+	union rtrs_glue_wr chain[RTRS_ENV_MAX_CHAIN] = {};
+	struct ib_sge sge[RTRS_ENV_MAX_CHAIN];
+	unsigned int i;
+
+	rtrs_glue_assert_held(con->io_lock);
+	if (WARN_ON_ONCE(n == 0 || n > RTRS_ENV_MAX_CHAIN))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		const struct rtrs_env_wr *d = &wrs[i];
+		struct ib_send_wr *w = &chain[i].send;
+
+		w->wr_cqe = rtrs_glue_cqe(d->cqe);
+		w->send_flags = d->signaled ? IB_SEND_SIGNALED : 0;
+		w->next = i + 1 < n ? &chain[i + 1].send : NULL;
+		if (d->len) {
+			sge[i].addr = d->addr;
+			sge[i].length = d->len;
+			sge[i].lkey = con->dev->pd->local_dma_lkey;
+			w->sg_list = &sge[i];
+			w->num_sge = 1;
+		}
+		switch (d->op) {
+		case RTRS_ENV_WR_RDMA_WRITE:
+		case RTRS_ENV_WR_RDMA_WRITE_IMM:
+			w->opcode = d->op == RTRS_ENV_WR_RDMA_WRITE ? IB_WR_RDMA_WRITE :
+								      IB_WR_RDMA_WRITE_WITH_IMM;
+			w->ex.imm_data = cpu_to_be32(d->imm);
+			chain[i].rdma.remote_addr = d->remote_addr;
+			chain[i].rdma.rkey = d->rkey;
+			break;
+		case RTRS_ENV_WR_SEND:
+			w->opcode = IB_WR_SEND;
+			break;
+		case RTRS_ENV_WR_SEND_IMM:
+			w->opcode = IB_WR_SEND_WITH_IMM;
+			w->ex.imm_data = cpu_to_be32(d->imm);
+			break;
+		case RTRS_ENV_WR_SEND_INV:
+			w->opcode = IB_WR_SEND_WITH_INV;
+			w->ex.invalidate_rkey = d->inv_rkey;
+			break;
+		case RTRS_ENV_WR_REG_MR:
+			w->opcode = IB_WR_REG_MR;
+			chain[i].reg.mr = d->mr->mr;
+			chain[i].reg.key = d->mr_key;
+			chain[i].reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+			break;
+		case RTRS_ENV_WR_LOCAL_INV:
+			w->opcode = IB_WR_LOCAL_INV;
+			w->ex.invalidate_rkey = d->inv_rkey;
+			break;
+		}
+	}
+	return ib_post_send(con->qp, &chain[0].send, NULL);
+}
+
+int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *buf,
+		       struct rtrs_core_cqe *cqe, unsigned int count)
+{
+	struct ib_sge sge;
+	struct ib_recv_wr wr = { .wr_cqe = rtrs_glue_cqe(cqe) };
+	unsigned int i;
+	int err;
+
+	if (buf) {
+		sge.addr = buf->dma;
+		sge.length = buf->len;
+		sge.lkey = con->dev->pd->local_dma_lkey;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+	}
+	for (i = 0; i < count; i++) {
+		err = ib_post_recv(con->qp, &wr, NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* --- RDMA CM events -------------------------------------------------------------- */
+
+static void rtrs_glue_addr(const struct sockaddr_storage *ss, struct rtrs_core_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = ss->ss_family;
+	switch (ss->ss_family) {
+	case AF_INET:
+		memcpy(a->bytes, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+		break;
+	case AF_INET6:
+		memcpy(a->bytes, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+		break;
+	case AF_IB:
+		memcpy(a->bytes, &((const struct sockaddr_ib *)ss)->sib_addr, 16);
+		break;
+	}
+}
+
+static enum rtrs_core_cm_event rtrs_glue_cm_event(enum rdma_cm_event_type ev)
+{
+	switch (ev) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return RTRS_CORE_CM_ESTABLISHED;
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return RTRS_CORE_CM_ERROR;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return RTRS_CORE_CM_DISCONNECTED;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return RTRS_CORE_CM_DEVICE_REMOVAL;
+	default:
+		return RTRS_CORE_CM_OTHER;
+	}
+}
+
+/*
+ * One handler for the listener and every connection. Returning non-zero
+ * makes the CM destroy the id: only for a connection request the core
+ * refused. DEVICE_REMOVAL waits for the id's destruction, which the path's
+ * teardown does; the handler must not do it here.
+ */
+static int rtrs_glue_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rtrs_env_con *con;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		struct rtrs_env_listener *l = id->context;
+		struct rtrs_core_addr client, server;
+
+		rtrs_glue_addr(&id->route.addr.dst_addr, &client);
+		rtrs_glue_addr(&id->route.addr.src_addr, &server);
+		return rtrs_core_on_connect_request(l->core_server, (struct rtrs_env_cm *)id,
+						    id->device, id->port_num, &client, &server,
+						    ev->param.conn.private_data,
+						    ev->param.conn.private_data_len);
+	}
+	if (*(enum rtrs_glue_cm_kind *)id->context != RTRS_GLUE_CON) {
+		/* the listener: it is bound to no device, so this is news */
+		pr_info("listener: ignoring %s (%d)\n", rdma_event_msg(ev->event), ev->status);
+		return 0;
+	}
+	con = id->context;
+	if (ev->event != RDMA_CM_EVENT_ESTABLISHED && ev->event != RDMA_CM_EVENT_DISCONNECTED &&
+	    ev->event != RDMA_CM_EVENT_TIMEWAIT_EXIT)
+		pr_info("connection event %s (%d)\n", rdma_event_msg(ev->event), ev->status);
+	rtrs_core_on_cm_event(con->core, rtrs_glue_cm_event(ev->event), ev->status);
+	return 0;
+}
+
+int rtrs_env_listen(void *core_server, u16 port, struct rtrs_env_listener **out)
+{
+	/* in6addr_any takes IPv4 clients too (bindv6only is off by default). */
+	struct sockaddr_in6 any = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = IN6ADDR_ANY_INIT,
+		.sin6_port = htons(port),
+	};
+	struct rtrs_env_listener *l;
+	int err;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	l->kind = RTRS_GLUE_LISTENER;
+	l->core_server = core_server;
+	l->id = rdma_create_id(&init_net, rtrs_glue_cm_handler, l, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(l->id)) {
+		err = PTR_ERR(l->id);
+		goto free;
+	}
+	err = rdma_bind_addr(l->id, (struct sockaddr *)&any);
+	if (err) {
+		pr_err("cannot bind to port %u: %d\n", port, err);
+		goto destroy;
+	}
+	err = rdma_listen(l->id, 64);
+	if (err) {
+		pr_err("cannot listen on port %u: %d\n", port, err);
+		goto destroy;
+	}
+	*out = l;
+	return 0;
+destroy:
+	rdma_destroy_id(l->id);
+free:
+	kfree(l);
+	return err;
+}
+
+void rtrs_env_listen_stop(struct rtrs_env_listener *l)
+{
+	/* Waits for connection request handlers still running on it. */
+	rdma_destroy_id(l->id);
+	kfree(l);
+}
+
+/* --- devices going away ------------------------------------------------------------- */
+
+static int rtrs_glue_ib_add(struct ib_device *ib_dev)
+{
+	return 0;
+}
+
+/* Must not return while anything of ours still uses the device. */
+static void rtrs_glue_ib_remove(struct ib_device *ib_dev, void *client_data)
+{
+	rtrs_core_on_device_remove(ib_dev);
+}
+
+static struct ib_client rtrs_glue_ib_client = {
+	.name = "rtrs_server",
+	.add = rtrs_glue_ib_add,
+	.remove = rtrs_glue_ib_remove,
+};
+
+int rtrs_glue_rdma_init(void)
+{
+	return ib_register_client(&rtrs_glue_ib_client);
+}
+
+void rtrs_glue_rdma_exit(void)
+{
+	ib_unregister_client(&rtrs_glue_ib_client);
+}
+
+/* The core spells these out; they must be the kernel's. */
+static_assert(RTRS_CORE_AF_INET == AF_INET);
+static_assert(RTRS_CORE_AF_INET6 == AF_INET6);
+static_assert(RTRS_CORE_AF_IB == AF_IB);
+static_assert(sizeof(((struct rtrs_core_cqe *)0)->env) >= sizeof(struct ib_cqe));
+static_assert(offsetof(struct rtrs_core_cqe, env) == 0);

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the glue's files share: each one's setup and teardown, called by
+ * main.c in order, and the one helper env_rdma.c needs from env_base.c.
+ * The glue files call the core (core/rtrs_core.h) and implement its
+ * environment (core/env.h); they do not call each other otherwise.
+ */
+#ifndef RTRS_GLUE_H
+#define RTRS_GLUE_H
+
+#include "core/env.h"
+#include "core/rtrs_core.h"
+
+/* env_base.c: the module's workqueue. */
+int rtrs_glue_base_init(void);
+void rtrs_glue_base_exit(void);
+/* lockdep: the lock is held. */
+void rtrs_glue_assert_held(struct rtrs_env_lock *lock);
+
+/* env_rdma.c: the RDMA client (device removals). */
+int rtrs_glue_rdma_init(void);
+void rtrs_glue_rdma_exit(void);
+
+/* env_sysfs.c: the rtrs-server class. */
+int rtrs_glue_sysfs_init(void);
+void rtrs_glue_sysfs_exit(void);
+
+#endif /* RTRS_GLUE_H */

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+// A fake of the kernel environment (core/env.h) for host tests of the core.
+//
+// Single-threaded and deterministic: nothing happens unless the test makes
+// it happen. Work items run when the test calls run(), or advance() moves
+// the clock past their time; completions come when the test delivers them.
+// Every object the core makes here is tracked: the test ends by checking
+// that none is left (leaks), and every call checks what the real kernel
+// would check (locks held in order and where needed, nothing posted on a
+// drained connection, nothing allocated under a lock it must not be, sysfs
+// names unique, DMA syncs inside mapped chunks). A broken rule is recorded
+// as a violation; tests expect none.
+//
+// Failures on demand: every call that can fail counts as a "failure point";
+// fail_at = N makes the N-th one (from 0) fail, once.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/env.h"
+#include "core/rtrs_core.h"
+
+namespace fake {
+
+struct Con;
+
+struct Lock {
+    rtrs_env_lock_kind kind;
+    bool held = false;
+    bool live = true;
+};
+
+struct Work {
+    void* owner;
+    unsigned kind;
+    bool pending = false;
+    bool running = false;
+    bool live = true;
+    std::uint64_t due = 0;
+    std::uint64_t seq = 0;  // queue order among equal times
+};
+
+struct Waiter {
+    bool done = false;
+    bool live = true;
+};
+
+struct Dev {
+    void* ib_dev;
+    rtrs_env_dev_attrs attrs{};
+    bool live = true;
+    int mappings = 0;  // chunks mapped on it
+    int bufs = 0;
+    int mrs = 0;
+};
+
+struct Mr {
+    Dev* dev;
+    std::uint32_t rkey;
+    bool live = true;
+};
+
+struct Cm {
+    int id;
+    bool accepted = false;
+    bool rejected = false;
+    int reject_errno = 0;      // from the rejection's private data
+    std::vector<std::uint8_t> priv;
+    Con* con = nullptr;        // once rtrs_env_con_create took it
+    bool in_handler = false;   // the core is inside its CM handler
+};
+
+struct PostedSend {
+    rtrs_env_wr wr;
+};
+
+struct PostedRecv {
+    rtrs_env_buf* buf;  // nullptr: for an immediate
+    rtrs_core_cqe* cqe;
+};
+
+struct Con {
+    Cm* cm;
+    Dev* dev;
+    rtrs_env_con_sizes sizes;
+    void* core;
+    std::deque<PostedSend> sends;  // posted, not yet completed
+    std::deque<PostedRecv> recvs;
+    bool disconnected = false;
+    bool drained = false;
+    bool destroyed = false;
+    std::uint64_t total_sends = 0;
+};
+
+struct SysfsSess {
+    std::string name;
+    bool live = true;
+    int paths = 0;
+};
+
+struct SysfsPath {
+    SysfsSess* sess;
+    std::string name;
+    void* core_path;
+    bool live = true;
+};
+
+struct Ulp {
+    // What the ULP does; the defaults accept everything and answer nothing
+    // (the test answers requests itself).
+    std::function<int(void* priv, rtrs_srv_op* op, void* data, std::uint32_t datalen,
+                      const void* usr, std::uint32_t usrlen)>
+        rdma_ev;
+    std::function<int(void* sess, int ev, void* priv)> link_ev;
+};
+
+struct Event {
+    enum Kind { RdmaEv, LinkEv } kind = RdmaEv;
+    rtrs_srv_op* op = nullptr;
+    void* sess = nullptr;
+    int ev = 0;
+    std::uint32_t datalen = 0;
+    std::uint32_t usrlen = 0;
+    std::vector<std::uint8_t> usr;
+};
+
+class Kernel {
+public:
+    // --- knobs ---
+    long fail_at = -1;       // the failure point (from 0) to fail; -1 none
+    long failure_points = 0; // how many were passed so far
+    bool failed = false;     // whether fail_at was hit
+    std::uint64_t now = 1000000;
+    std::uint64_t total_ram = 2ull << 30;
+    rtrs_env_dev_attrs dev_attrs{};  // what every device says of itself
+    Ulp ulp;
+    // Called while the core waits (a server close, a device removal), as
+    // the rest of the kernel would go on meanwhile.
+    std::function<void()> on_wait;
+
+    // --- records ---
+    std::vector<std::string> violations;
+    std::vector<std::string> warnings;
+    std::vector<std::string> logs;
+    std::vector<Event> events;
+    std::vector<std::unique_ptr<Lock>> locks;
+    std::vector<std::unique_ptr<Work>> works;
+    std::vector<std::unique_ptr<Waiter>> waiters;
+    std::vector<std::unique_ptr<Dev>> devs;
+    std::vector<std::unique_ptr<Mr>> mrs;
+    std::vector<std::unique_ptr<Cm>> cms;
+    std::vector<std::unique_ptr<Con>> cons;
+    std::vector<std::unique_ptr<SysfsSess>> sysfs_sess;
+    std::vector<std::unique_ptr<SysfsPath>> sysfs_paths;
+    std::map<void*, std::uint32_t> chunks;  // live chunk -> size
+    struct Region {
+        void* cpu;
+        std::uint32_t len;
+        bool chunk;  // a chunk mapping (else a message buffer)
+    };
+    std::map<std::uint64_t, Region> dma;  // live DMA address -> what is there
+    std::vector<Lock*> held;  // in order taken
+    long allocs_live = 0;
+    void* listener_server = nullptr;
+    bool listening = false;
+    std::uint64_t work_seq = 0;
+    std::uint64_t next_dma = 0x100000000ull;
+    std::uint32_t next_rkey = 0x100;
+    int next_cm = 1;
+
+    Kernel();
+
+    // A call that can fail: true when this one must.
+    bool fail_here(const char* what);
+    void violation(const std::string& what);
+    bool holds(rtrs_env_lock_kind kind) const;
+
+    // --- driving ---
+    // Runs every work item that is due, in time then queue order, until
+    // none is left due.
+    void run();
+    // Moves the clock, running what comes due on the way.
+    void advance(std::uint64_t ms);
+    Work* pending_work(void* owner, unsigned kind);
+
+    // A connection request on a new cm_id; returns it (check accepted /
+    // rejected), with the core's return value in *ret.
+    Cm* connect(void* core_server, const std::vector<std::uint8_t>& priv,
+                const rtrs_core_addr& client, const rtrs_core_addr& server, void* ib_dev,
+                int* ret);
+    void cm_event(Con* c, rtrs_core_cm_event ev, int status = 0);
+
+    // Completions.
+    // Delivers the oldest posted receive of c as a message of len bytes
+    // (its buffer must have been filled by the test).
+    bool deliver_recv(Con* c, std::uint32_t len);
+    bool deliver_imm(Con* c, std::uint32_t imm);
+    // Completes the posted sends of c up to and including the first
+    // signaled one; false if none is signaled. ok=false fails it.
+    bool complete_send(Con* c, bool ok = true);
+    // Completes every signaled send of c, repeatedly, until none is left.
+    int complete_all_sends(Con* c);
+
+    // The memory behind [addr, addr + len) of a live DMA region; nullptr
+    // when it is not all inside one (what a client's RDMA to a region that
+    // is gone would meet).
+    std::uint8_t* cpu_of(std::uint64_t addr, std::uint32_t len);
+
+    // --- checks ---
+    // What is still allocated / live / registered, one line each.
+    std::vector<std::string> leftovers() const;
+};
+
+Kernel& k();
+void reset();
+
+// The immediate data of a fake address, e.g. ipv4(10, 77, 0, 2).
+rtrs_core_addr ipv4(int a, int b, int c, int d);
+
+}  // namespace fake
