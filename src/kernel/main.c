@@ -10,6 +10,7 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/version.h>
 
 #include "core/rtrs_core.h"
 #include "kernel/srv.h"
@@ -35,9 +36,21 @@ module_param_named(sess_queue_depth, rtrs_srv_sess_queue_depth, int, 0444);
 MODULE_PARM_DESC(sess_queue_depth,
 		 "Number of I/O buffers (chunks) per session, 1..65535 (default: 512)");
 
-struct class rtrs_srv_class = {
-	.name = "rtrs-server",
-};
+/*
+ * Made by class_create(), not a static struct class: the class's release may
+ * run after the module is gone (CONFIG_DEBUG_KOBJECT_RELEASE delays it by
+ * seconds), and then it must not find the class in the module's memory.
+ */
+struct class *rtrs_srv_class;
+
+struct class *rtrs_srv_class_create(const char *name)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+	return class_create(THIS_MODULE, name);
+#else
+	return class_create(name);
+#endif
+}
 
 /* Path setup and teardown; not ordered, so a teardown can wait for a setup. */
 struct workqueue_struct *rtrs_srv_wq;
@@ -58,9 +71,10 @@ static int __init rtrs_srv_init(void)
 		return err;
 	}
 
-	err = class_register(&rtrs_srv_class);
-	if (err) {
-		pr_err("cannot register class %s: %d\n", rtrs_srv_class.name, err);
+	rtrs_srv_class = rtrs_srv_class_create("rtrs-server");
+	if (IS_ERR(rtrs_srv_class)) {
+		err = PTR_ERR(rtrs_srv_class);
+		pr_err("cannot register class rtrs-server: %d\n", err);
 		return err;
 	}
 	rtrs_srv_wq = alloc_workqueue("rtrs_server", 0, 0);
@@ -82,7 +96,7 @@ static int __init rtrs_srv_init(void)
 destroy_wq:
 	destroy_workqueue(rtrs_srv_wq);
 unregister_class:
-	class_unregister(&rtrs_srv_class);
+	class_destroy(rtrs_srv_class);
 	return err;
 }
 
@@ -90,7 +104,7 @@ static void __exit rtrs_srv_exit(void)
 {
 	rtrs_srv_dev_exit();
 	destroy_workqueue(rtrs_srv_wq);
-	class_unregister(&rtrs_srv_class);
+	class_destroy(rtrs_srv_class);
 	pr_info("unloaded\n");
 }
 

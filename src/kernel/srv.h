@@ -41,7 +41,8 @@
 extern bool rtrs_srv_always_invalidate;
 extern int rtrs_srv_max_chunk_size;
 extern int rtrs_srv_sess_queue_depth;
-extern struct class rtrs_srv_class;
+extern struct class *rtrs_srv_class;
+struct class *rtrs_srv_class_create(const char *name);
 extern struct workqueue_struct *rtrs_srv_wq;
 
 /* An RDMA device and the protection domain all our paths on it share. */
@@ -136,11 +137,21 @@ struct rtrs_srv_stats {
 	atomic_t inflight;
 };
 
+/*
+ * stats/ of a path: a kobject of its own, freed by its own release, which may
+ * run after the path is gone (CONFIG_DEBUG_KOBJECT_RELEASE delays it by
+ * seconds). Its show and store use the path only while the file exists:
+ * kobject_del() waits for them.
+ */
+struct rtrs_srv_stats_kobj {
+	struct kobject kobj;
+	struct rtrs_srv_path *path;
+};
+
 struct rtrs_srv_path {
 	struct kobject kobj;
-	struct kobject stats_kobj;
+	struct rtrs_srv_stats_kobj *stats_kobj;	/* in sysfs when set */
 	bool kobj_added;
-	bool stats_added;
 	struct rtrs_srv_sess *sess;
 	struct list_head entry;	/* on sess->paths */
 	uuid_t uuid;

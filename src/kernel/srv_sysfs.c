@@ -10,6 +10,7 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <rdma/ib.h>
 
@@ -109,7 +110,7 @@ ATTRIBUTE_GROUPS(rtrs_srv_path);
 
 static struct rtrs_srv_path *stats_to_path(struct kobject *kobj)
 {
-	return container_of(kobj, struct rtrs_srv_path, stats_kobj);
+	return container_of(kobj, struct rtrs_srv_stats_kobj, kobj)->path;
 }
 
 static ssize_t rdma_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -155,9 +156,10 @@ static void rtrs_srv_path_release(struct kobject *kobj)
 	kfree(to_path(kobj));
 }
 
-/* Embedded in the path, which outlives it: its parent reference pins it. */
+/* Its own memory only: the path may be long gone by now. */
 static void rtrs_srv_stats_release(struct kobject *kobj)
 {
+	kfree(container_of(kobj, struct rtrs_srv_stats_kobj, kobj));
 }
 
 static struct kobj_type rtrs_srv_path_ktype = {
@@ -183,7 +185,7 @@ static void rtrs_srv_sess_dev_release(struct device *dev)
 void rtrs_srv_sysfs_init_sess(struct rtrs_srv_sess *sess)
 {
 	device_initialize(&sess->dev);
-	sess->dev.class = &rtrs_srv_class;
+	sess->dev.class = rtrs_srv_class;
 	sess->dev.release = rtrs_srv_sess_dev_release;
 }
 
@@ -243,6 +245,7 @@ void rtrs_srv_sysfs_init_path(struct rtrs_srv_path *path)
 int rtrs_srv_sysfs_add_path(struct rtrs_srv_path *path)
 {
 	struct rtrs_srv_sess *sess = path->sess;
+	struct rtrs_srv_stats_kobj *stats;
 	int err;
 
 	err = rtrs_srv_sysfs_add_sess(sess);
@@ -254,13 +257,19 @@ int rtrs_srv_sysfs_add_path(struct rtrs_srv_path *path)
 		goto remove_sess;
 	}
 	path->kobj_added = true;
-	err = kobject_init_and_add(&path->stats_kobj, &rtrs_srv_stats_ktype,
-				   &path->kobj, "stats");
-	path->stats_added = true;	/* initialized: needs its put either way */
-	if (err) {
-		pr_err("%s: cannot add stats of path %s: %d\n", sess->name, path->name, err);
+	stats = kzalloc(sizeof(*stats), GFP_KERNEL);
+	if (!stats) {
+		err = -ENOMEM;
 		goto remove_path;
 	}
+	stats->path = path;
+	err = kobject_init_and_add(&stats->kobj, &rtrs_srv_stats_ktype, &path->kobj, "stats");
+	if (err) {
+		pr_err("%s: cannot add stats of path %s: %d\n", sess->name, path->name, err);
+		kobject_put(&stats->kobj);	/* its release frees it */
+		goto remove_path;
+	}
+	path->stats_kobj = stats;
 	return 0;
 
 remove_path:
@@ -277,10 +286,10 @@ void rtrs_srv_sysfs_remove_path(struct rtrs_srv_path *path)
 {
 	struct rtrs_srv_sess *sess = path->sess;
 
-	if (path->stats_added) {
-		kobject_del(&path->stats_kobj);
-		kobject_put(&path->stats_kobj);
-		path->stats_added = false;
+	if (path->stats_kobj) {
+		kobject_del(&path->stats_kobj->kobj);
+		kobject_put(&path->stats_kobj->kobj);
+		path->stats_kobj = NULL;
 	}
 	if (path->kobj_added) {
 		kobject_del(&path->kobj);
