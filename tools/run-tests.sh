@@ -33,4 +33,13 @@ echo "== running the tests"
 cd "$build"
 # Two at a time, but one guest at a time (RESOURCE_LOCK guest in
 # CMakeLists.txt): the debug kernel builds at nice 19 beside the guest tests.
-ctest -j2 --output-on-failure --no-tests=error "$@"
+t0=$SECONDS
+rc=0
+ctest -j2 --output-on-failure --no-tests=error --output-junit "$build/ctest-junit.xml" "$@" |
+	tee "$build/ctest.log" || rc=$?
+echo
+echo "== step times"
+python3 "$top/tools/test-times.py" "$build" "$build/ctest-junit.xml" $((SECONDS - t0)) || true
+echo
+grep -E '^[0-9]+% tests passed' "$build/ctest.log" | tail -n 1
+exit $rc

@@ -4,10 +4,12 @@
 
 #include <linux/netlink.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <poll.h>
 
+#include <cerrno>
 #include <cstring>
 #include <thread>
 
@@ -20,26 +22,27 @@ namespace {
 const std::string kPath = "ip:10.77.0.2@ip:10.77.0.1";
 }
 
-TEST(Lifetime, HeartbeatsKeepAQuietSessionUp) {
-    rtrsabi::Client c(rtrsabi::connect_args("abi_hb"));
-    ASSERT_TRUE(c.wait_for_line(" up", 30s)) << c.output();
-    // Well past the server's five missed heartbeats of 5 s each.
-    std::this_thread::sleep_for(40s);
-    EXPECT_TRUE(rtrsabi::exists(rtrsabi::path_dir("abi_hb", kPath)));
-}
-
-TEST(Lifetime, ClientThatVanishesIsDroppedAfterTheHeartbeatTimeout) {
-    rtrsabi::Client c([] {
+// Two clients at once, so that the heartbeat periods pass only once: one
+// that stays quiet but answers heartbeats (it must stay), and one that
+// neither sends nor answers them (it must be dropped after > 5 periods).
+TEST(Lifetime, HeartbeatsKeepAQuietSessionUpAndDropAVanishedOne) {
+    rtrsabi::Client quiet(rtrsabi::connect_args("abi_hb"));
+    ASSERT_TRUE(quiet.wait_for_line(" up", 30s)) << quiet.output();
+    auto quiet_up = std::chrono::steady_clock::now();
+    rtrsabi::clear_kernel_log();
+    rtrsabi::Client gone([] {
         auto a = rtrsabi::connect_args("abi_vanish");
         a.push_back("--no-heartbeat");
         return a;
     }());
-    ASSERT_TRUE(c.wait_for_line(" up", 30s)) << c.output();
-    rtrsabi::clear_kernel_log();
+    ASSERT_TRUE(gone.wait_for_line(" up", 30s)) << gone.output();
     // No heartbeat, no answer to ours: the server gives up after > 5 periods.
     EXPECT_TRUE(rtrsabi::wait_until([] { return !rtrsabi::exists(rtrsabi::session_dir("abi_vanish")); }, 60s));
     EXPECT_EQ(rtrsabi::count_lines_with(rtrsabi::kernel_log(), "no heartbeat from the client"), 1)
         << rtrsabi::kernel_log();
+    // Well past the server's five missed heartbeats of 5 s each.
+    std::this_thread::sleep_until(quiet_up + 40s);
+    EXPECT_TRUE(rtrsabi::exists(rtrsabi::path_dir("abi_hb", kPath)));
 }
 
 TEST(Lifetime, KilledClientPathGoes) {
@@ -78,4 +81,38 @@ TEST(Lifetime, SessionDeviceSendsAddAndRemoveUevents) {
         << events;
     EXPECT_EQ(rtrsabi::count_lines_with(events, "remove@/devices/virtual/rtrs-server/abi_uev\n"), 1)
         << events;
+}
+
+// The files of a path stay open across its teardown: the path goes, the
+// open files answer ENODEV, and closing them later frees what is left (the
+// debug kernel delays each kobject's release by seconds, so anything that
+// frees a kobject's memory before its release shows up there).
+TEST(Lifetime, FilesHeldOpenAcrossTheTeardown) {
+    rtrsabi::Client c(rtrsabi::connect_args("abi_held"));
+    ASSERT_TRUE(c.wait_for_line(" up", 30s)) << c.output();
+    const std::string dir = rtrsabi::path_dir("abi_held", kPath);
+    int stats = ::open((dir + "/stats/rdma").c_str(), O_RDWR | O_CLOEXEC);
+    int disc = ::open((dir + "/disconnect").c_str(), O_RDWR | O_CLOEXEC);
+    int src = ::open((dir + "/src_addr").c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(stats, 0);
+    ASSERT_GE(disc, 0);
+    ASSERT_GE(src, 0);
+    char buf[128];
+    EXPECT_GT(::pread(stats, buf, sizeof(buf), 0), 0);
+    EXPECT_EQ(::pwrite(disc, "1", 1, 0), 1);
+    EXPECT_TRUE(rtrsabi::wait_until([] { return !rtrsabi::exists(rtrsabi::session_dir("abi_held")); }, 15s));
+    errno = 0;
+    EXPECT_EQ(::pread(stats, buf, sizeof(buf), 0), -1);
+    EXPECT_EQ(errno, ENODEV);
+    errno = 0;
+    EXPECT_EQ(::pwrite(stats, "1", 1, 0), -1);
+    EXPECT_EQ(errno, ENODEV);
+    errno = 0;
+    EXPECT_EQ(::pread(src, buf, sizeof(buf), 0), -1);
+    EXPECT_EQ(errno, ENODEV);
+    // Past the longest delayed release of the debug kernel (4 s).
+    std::this_thread::sleep_for(5s);
+    ::close(stats);
+    ::close(disc);
+    ::close(src);
 }

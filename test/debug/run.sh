@@ -1,13 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The guest tests again, on the debug kernel (tools/debug-kernel: KASAN,
-# lockdep, kmemleak, debugobjects, list debugging). ctest runs one step per
-# test (debug.* in CMakeLists.txt); tools/debug-kernel/build.sh must have
-# built the kernel first (ctest: debug.kernel).
+# lockdep, kmemleak, debugobjects, list debugging, delayed kobject
+# releases). ctest builds the modules (steps module, kunit-module), then
+# boots once for every debug suite (step boot; debug.* in CMakeLists.txt);
+# tools/debug-kernel/build.sh must have built the kernel first (ctest:
+# debug.kernel).
 #
 # Usage: test/debug/run.sh BUILD_DIR STEP [ARGS...]
 #   module                 build rtrs-server.ko and rtrs-null.ko against the
 #                          debug kernel, in BUILD_DIR/debug/module
+#   kunit-module           build rtrs-server-kunit.ko (test/kunit/build.sh) in
+#                          BUILD_DIR/debug/kunit
+#   boot --suites FILE --out DIR
+#                          boot the debug kernel once and run the suites of
+#                          FILE (tools/vm/run-suites): what ctest's debug.boot
+#                          does
+# By hand, one suite a boot:
 #   peers                  build the upstream peers against it (rnbd-server
 #                          against our Module.symvers), in BUILD_DIR/debug/peers
 #   smoke                  test/guest/smoke.sh
@@ -15,7 +24,7 @@
 #   io CLIENT Y|N          test/io/guest-run.sh
 #   interop Y|N            test/interop/rnbd-guest.sh (needs peers; by hand
 #                          only, see README.md)
-# Each guest step boots the debug kernel with run-guest --kmemleak: after the
+# Each of these guest steps boots the debug kernel with run-guest --kmemleak: after the
 # test, the rtrs/rnbd modules are unloaded and kmemleak must find nothing;
 # any KASAN, lockdep, debugobjects or other kernel report fails the step.
 # Results: BUILD_DIR/vm/debug-STEP[-ARG].
@@ -23,7 +32,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-usage() { sed -n '8,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '10,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 build=$(mkdir -p "$1" && cd "$1" && pwd)
 step=$2
@@ -56,6 +65,12 @@ module)
 peers)
 	exec "$top/tools/upstream/build-peers.sh" --kdir "$RTRS_DEBUG_KERNEL_BUILD" \
 		--rnbd-server-against "$moddir" "$kver" "$peersdir" ;;
+kunit-module)
+	exec "$top/test/kunit/build.sh" "$RTRS_DEBUG_KERNEL_BUILD" "$build/debug/kunit" ;;
+boot)
+	exec "$top/tools/vm/run-suites" --kernel "$RTRS_DEBUG_KERNEL_BZIMAGE" \
+		--modules-root "$RTRS_DEBUG_KERNEL_MODROOT" --kver "$kver" \
+		--kmemleak --mem 1024 "$@" ;;
 smoke)
 	[ $# -eq 0 ] || usage
 	guest smoke 1500 "$top/test/guest/smoke.sh" "$moddir/rtrs-server.ko" ;;

@@ -71,6 +71,14 @@ rxe_up() {
 	done
 	ip -6 addr add fd00::1/64 dev dummy0 nodad
 	ip -6 addr add fd00::2/64 dev dummy0 nodad
-	# the rxe GID tables follow the addresses; give them a moment
-	sleep 1
+	# The rxe GID tables follow the addresses a moment later: wait for the
+	# last ones added (10.78.0.2 on rxe1, fd00::2 on rxe0).
+	for ((i = 0; i < 100; i++)); do
+		grep -qs '0000:0000:0000:0000:0000:ffff:0a4e:0002' /sys/class/infiniband/rxe1/ports/1/gids/* &&
+			grep -qs 'fd00:0000:0000:0000:0000:0000:0000:0002' /sys/class/infiniband/rxe0/ports/1/gids/* &&
+			return 0
+		sleep 0.1
+	done
+	echo "rxe_up: the GID tables did not get the addresses in 10 s" >&2
+	return 1
 }

@@ -24,14 +24,22 @@
 #include <linux/module.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/version.h>
 
 #include "rt/env.h"
 
 /* --- what srv_sysfs.c needs from the rest of the module ---------------- */
 
-struct class rtrs_srv_class = {
-	.name = "rtrs-server-kunit",
-};
+struct class *rtrs_srv_class;
+
+struct class *rtrs_srv_class_create(const char *name)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+	return class_create(THIS_MODULE, name);
+#else
+	return class_create(name);
+#endif
+}
 
 static int close_path_calls;
 static struct rtrs_srv_path *close_path_last;
@@ -146,10 +154,13 @@ static ssize_t show(struct fake *f, struct kobj_attribute *attr)
 	return attr->show(&f->path->kobj, attr, f->page);
 }
 
+/* stats/ of a fake path that is not in sysfs: a stats object on the stack. */
 static ssize_t show_stats(struct fake *f)
 {
+	struct rtrs_srv_stats_kobj stats = { .path = f->path };
+
 	memset(f->page, 0x5a, PAGE_SIZE);
-	return rdma_attr.show(&f->path->stats_kobj, &rdma_attr, f->page);
+	return rdma_attr.show(&stats.kobj, &rdma_attr, f->page);
 }
 
 static ssize_t store(struct fake *f, struct kobj_attribute *attr, const char *s, size_t len)
@@ -159,7 +170,9 @@ static ssize_t store(struct fake *f, struct kobj_attribute *attr, const char *s,
 
 static ssize_t store_stats(struct fake *f, const char *s, size_t len)
 {
-	return rdma_attr.store(&f->path->stats_kobj, &rdma_attr, s, len);
+	struct rtrs_srv_stats_kobj stats = { .path = f->path };
+
+	return rdma_attr.store(&stats.kobj, &rdma_attr, s, len);
 }
 
 static void set_stats(struct fake *f, u64 rc, u64 rb, u64 wc, u64 wb, int inflight)
@@ -719,12 +732,13 @@ static struct kunit_suite core_suite = {
 
 static int lifetime_suite_init(struct kunit_suite *suite)
 {
-	return class_register(&rtrs_srv_class);
+	rtrs_srv_class = rtrs_srv_class_create("rtrs-server-kunit");
+	return PTR_ERR_OR_ZERO(rtrs_srv_class);
 }
 
 static void lifetime_suite_exit(struct kunit_suite *suite)
 {
-	class_unregister(&rtrs_srv_class);
+	class_destroy(rtrs_srv_class);
 }
 
 /* A session as srv_path.c makes one: freed by put_device() once initialized. */
@@ -842,7 +856,7 @@ static void lifetime_one_path(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rtrs_srv_sysfs_add_path(path), 0);
 	KUNIT_EXPECT_TRUE(test, sess->dev_added);
 	KUNIT_EXPECT_TRUE(test, path->kobj_added);
-	KUNIT_EXPECT_TRUE(test, path->stats_added);
+	KUNIT_EXPECT_NOT_NULL(test, path->stats_kobj);
 	KUNIT_EXPECT_STREQ(test, dev_name(&sess->dev), "kunit-one");
 	paths = sess->paths_kobj;
 	KUNIT_ASSERT_NOT_NULL(test, paths);
@@ -854,7 +868,7 @@ static void lifetime_one_path(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, in_sysfs(&path->kobj, "dst_addr"));
 	KUNIT_EXPECT_TRUE(test, in_sysfs(&path->kobj, "disconnect"));
 	KUNIT_EXPECT_TRUE(test, in_sysfs(&path->kobj, "stats"));
-	KUNIT_EXPECT_TRUE(test, in_sysfs(&path->stats_kobj, "rdma"));
+	KUNIT_EXPECT_TRUE(test, in_sysfs(&path->stats_kobj->kobj, "rdma"));
 
 	/* The files as sysfs reads and writes them. */
 	sysfs_read(test, &path->kobj, "hca_name", page);
@@ -865,10 +879,10 @@ static void lifetime_one_path(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, page, "ip:10.0.0.1\n");
 	atomic64_set(&path->stats.read_cnt, 9);
 	atomic_set(&path->stats.inflight, 1);
-	sysfs_read(test, &path->stats_kobj, "rdma", page);
+	sysfs_read(test, &path->stats_kobj->kobj, "rdma", page);
 	KUNIT_EXPECT_STREQ(test, page, "9 0 0 0 1\n");
-	KUNIT_EXPECT_EQ(test, sysfs_write(test, &path->stats_kobj, "rdma", "1\n"), (ssize_t)2);
-	sysfs_read(test, &path->stats_kobj, "rdma", page);
+	KUNIT_EXPECT_EQ(test, sysfs_write(test, &path->stats_kobj->kobj, "rdma", "1\n"), (ssize_t)2);
+	sysfs_read(test, &path->stats_kobj->kobj, "rdma", page);
 	KUNIT_EXPECT_STREQ(test, page, "0 0 0 0 1\n");
 	close_path_calls = 0;
 	KUNIT_EXPECT_EQ(test, sysfs_write(test, &path->kobj, "disconnect", "1"), (ssize_t)1);
@@ -876,7 +890,7 @@ static void lifetime_one_path(struct kunit *test)
 
 	rtrs_srv_sysfs_remove_path(path);
 	KUNIT_EXPECT_FALSE(test, path->kobj_added);
-	KUNIT_EXPECT_FALSE(test, path->stats_added);
+	KUNIT_EXPECT_NULL(test, path->stats_kobj);
 	KUNIT_EXPECT_FALSE(test, sess->dev_added);
 	KUNIT_EXPECT_NULL(test, sess->paths_kobj);
 	KUNIT_EXPECT_NULL(test, path->kobj.sd);

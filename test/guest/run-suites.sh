@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs several test suites in one guest boot, one after the other, each
+# reported on its own (tools/vm/run-suites starts this in the guest;
+# tools/vm/suite-result reads what it leaves). One boot instead of one per
+# suite saves the boot, the module loads and, on the debug kernel, the
+# kmemleak scans.
+#
+# Usage (inside the guest): run-suites.sh SUITES_FILE RESULTS_DIR
+#   SUITES_FILE  one suite a line: NAME TIMEOUT_SECONDS COMMAND [ARGS...]
+#                (words separated by blanks; '#' lines are comments)
+#   RESULTS_DIR  gets NAME/log (the suite's output), NAME/status (its exit
+#                status; 124 when it ran out of time, 125 when the kernel
+#                oopsed meanwhile: the suites after it do not run),
+#                NAME/seconds,
+#                NAME/dmesg.txt (the kernel log lines printed while it ran),
+#                kmsg.log (the whole kernel log, from /dev/kmsg),
+#                NAME/leftovers (what it left loaded or configured, if any)
+#
+# Between suites the guest is put back as it was: processes the suite
+# started are killed, rtrs/rnbd modules it left are unloaded, soft-RoCE
+# links and dummy devices are deleted, block test modules unloaded. What had
+# to be cleaned up is recorded in NAME/leftovers and printed.
+# Exit status: 0 when every suite passed, 1 otherwise.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+[ $# -eq 2 ] || { echo "usage: $0 SUITES_FILE RESULTS_DIR" >&2; exit 2; }
+suites=$1 results=$2
+mkdir -p "$results" || exit 2
+
+say() { echo "[suites] $*"; }
+kmsg() { echo "rtrs-suite: $*" >/dev/kmsg 2>/dev/null || true; }
+
+# Our modules still loaded, users first.
+our_modules() {
+	local name _size users _rest
+	while read -r name _size users _rest; do
+		case $name in rtrs_* | rnbd_*) echo "$users $name" ;; esac
+	done </proc/modules | sort -n | cut -d' ' -f2
+}
+
+# reset DIR: undoes what a suite left; notes each thing in DIR/leftovers.
+reset() {
+	local dir=$1 m l tries
+	for tries in 1 2 3 4 5; do
+		l=$(our_modules)
+		[ -n "$l" ] || break
+		for m in $l; do
+			rmmod "$m" 2>/dev/null && echo "module $m was still loaded: unloaded" >>"$dir/leftovers"
+		done
+		[ "$tries" -lt 5 ] || echo "modules still loaded after 5 tries: $l" >>"$dir/leftovers"
+	done
+	for l in $(rdma link show 2>/dev/null | awk '{print $2}' | cut -d/ -f1 | sort -u); do
+		rdma link delete "$l" 2>/dev/null
+	done
+	for l in $(ip -o link show type dummy 2>/dev/null | awk -F': ' '{print $2}'); do
+		ip link delete "$l" 2>/dev/null
+	done
+	for m in rnbd_client rtrs_client rtrs_core dm_delay dm_mod null_blk brd; do
+		[ -d "/sys/module/$m" ] && rmmod "$m" 2>/dev/null
+	done
+	[ -s "$dir/leftovers" ] && sed 's/^/[suites]   left over: /' "$dir/leftovers"
+	return 0
+}
+
+# The kernel log, as it comes: each suite's lines are cut from it between
+# its two markers. (A reader of /dev/kmsg keeps its place whatever a test
+# does to the log: the ABI suite clears it with syslog(2), which would take
+# the markers out of dmesg's view.)
+kmsg=$results/kmsg.log
+dd if=/dev/kmsg of="$kmsg" bs=65536 conv=noerror status=none &
+kmsg_pid=$!
+# cut_kmsg NAME: the message text of the lines between NAME's markers.
+cut_kmsg() {
+	local i
+	# Wait for the end marker to be read (the reader runs beside us).
+	for ((i = 0; i < 50; i++)); do
+		grep -q "rtrs-suite: end $1 status" "$kmsg" && break
+		sleep 0.1
+	done
+	awk -v b="rtrs-suite: begin $1" -v e="rtrs-suite: end $1 status " '
+		{ sub(/^[0-9]+,[0-9]+,[0-9]+,[^;]*;/, "") }
+		$0 == b { on = 1; next } index($0, e) == 1 { on = 0 } on' "$kmsg"
+}
+
+# An oops or a BUG taints the kernel with D (bit 7): after one, a suite
+# may wait forever for a lock the dead task held.
+kernel_died() {
+	local t
+	read -r t </proc/sys/kernel/tainted
+	(((t >> 7) & 1))
+}
+
+rc=0
+total=0
+while read -r -a words; do
+	[ ${#words[@]} -gt 0 ] || continue
+	case ${words[0]} in \#*) continue ;; esac
+	name=${words[0]} tmo=${words[1]}
+	cmd=("${words[@]:2}")
+	dir=$results/$name
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	: >"$dir/leftovers"
+	say "begin $name (at most $tmo s): ${cmd[*]}"
+	kmsg "begin $name"
+	t0=$SECONDS
+	# A session and process group of its own, so that whatever it leaves
+	# running can be stopped before the next suite.
+	setsid timeout -k 20 "$tmo" "${cmd[@]}" >"$dir/log" 2>&1 </dev/null &
+	sid=$!
+	# Waits for it, unless the kernel dies (oops or BUG) meanwhile: then
+	# whatever the suite waits for may never come, nor may the next suite's.
+	oopsed=0
+	while kill -0 "$sid" 2>/dev/null; do
+		if kernel_died; then
+			oopsed=1
+			break
+		fi
+		sleep 1
+	done
+	if [ $oopsed = 1 ]; then
+		st=125
+		echo "the kernel oopsed while $name ran (tainted $(cat /proc/sys/kernel/tainted))" >>"$dir/log"
+	else
+		wait "$sid"
+		st=$?
+	fi
+	secs=$((SECONDS - t0))
+	pkill -KILL -s "$sid" 2>/dev/null && echo "processes of the suite were still running: killed" >>"$dir/leftovers"
+	kmsg "end $name status $st"
+	echo "$secs" >"$dir/seconds"
+	# The kernel's lines between this suite's two markers.
+	cut_kmsg "$name" >"$dir/dmesg.txt"
+	reset "$dir"
+	echo "$st" >"$dir/status"
+	total=$((total + secs))
+	if [ "$st" -eq 0 ]; then
+		say "end $name: passed in $secs s"
+	else
+		say "end $name: FAILED (status $st) in $secs s; last lines:"
+		tail -n 15 "$dir/log" | sed 's/^/[suites]   /'
+		rc=1
+	fi
+	if kernel_died; then
+		say "the kernel oopsed during $name: the suites after it are not run"
+		break
+	fi
+done <"$suites"
+say "all suites done in $total s"
+kill "$kmsg_pid" 2>/dev/null
+exit $rc
