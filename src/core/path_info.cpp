@@ -17,7 +17,15 @@ namespace core {
 void Path::on_info_recv(Connection& c, const rtrs_core_wc& wc) {
     {
         Guard g(io_lock_);
-        if (state_ != PathState::Connecting) return;  // closing
+        if (state_ == PathState::Up) {
+            // Past the handshake only immediates come: a message would eat
+            // a receive that is never posted again.
+            Log(kErr, true).put(name_).put(": a message on connection ").dec(rt::u64{c.cid()})
+                .put(" of a path that is up; closing the path");
+            close_locked(CloseReason::Protocol);
+            return;
+        }
+        if (state_ != PathState::Connecting) return;  // joining or closing
         if (c.cid() != 0 || info_received_) {
             Log(kErr, true).put(name_).put(": a message on connection ").dec(rt::u64{c.cid()})
                 .put(" that is not the info request; closing the path");
