@@ -378,12 +378,12 @@ static void work_suite_exit(struct kunit_suite *suite)
 /* A run reaches the core with its owner and kind, in process context on a worker. */
 static void work_runs_in_process_context(struct kunit *test)
 {
-	struct owner *o = owner_new(test, RUN_RECORD, 42);
+	struct owner *o = owner_new(test, RUN_RECORD, 5);
 
 	rtrs_env_work_queue(o->w, 0);
 	KUNIT_ASSERT_TRUE(test, wait_run(o, 10));
 	KUNIT_EXPECT_PTR_EQ(test, o->self, (void *)o);
-	KUNIT_EXPECT_EQ(test, o->kind, 42U);
+	KUNIT_EXPECT_EQ(test, o->kind, 5U);
 	KUNIT_EXPECT_TRUE(test, o->process_context);
 	KUNIT_EXPECT_TRUE(test, o->wq_worker);
 	owner_free(test, o);

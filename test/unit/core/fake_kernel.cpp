@@ -314,6 +314,7 @@ void rtrs_env_lock_release(rtrs_env_lock* lock) {
 std::uint64_t rtrs_env_now_ms(void) { return k().now; }
 
 rtrs_env_work* rtrs_env_work_new(void* owner, unsigned int kind) {
+    if (kind >= 8) k().violation("a work kind of 8 or more (the glue has 8 lockdep classes)");
     if (k().fail_here("work_new")) return nullptr;
     auto w = std::make_unique<fake::Work>();
     w->owner = owner;
