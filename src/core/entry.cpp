@@ -103,6 +103,7 @@ extern "C" int rtrs_core_path_show(void* core_path, rtrs_core_path_attr attr, ch
     case RTRS_CORE_ATTR_DST_ADDR: out.put(p.server_addr()).put('\n'); break;
     case RTRS_CORE_ATTR_DISCONNECT: out.put("Usage: echo 1 > disconnect\n"); break;
     case RTRS_CORE_ATTR_STATS_RDMA: p.format_stats(buf, cap); return static_cast<int>(__builtin_strlen(buf));
+    case RTRS_CORE_ATTR_LATENCY: p.format_latency(buf, cap); return static_cast<int>(__builtin_strlen(buf));
     }
     return static_cast<int>(out.len());
 }

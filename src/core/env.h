@@ -49,6 +49,12 @@ void rtrs_env_lock_release(struct rtrs_env_lock *lock);
 
 /* Milliseconds on a monotonic clock; any context. */
 __UINT64_TYPE__ rtrs_env_now_ms(void);
+/*
+ * Nanoseconds on the same clock; any context, cheap (the I/O path reads it
+ * for its latency histograms). Two readings may still be taken on two CPUs:
+ * the core copes with a later one that is smaller.
+ */
+__UINT64_TYPE__ rtrs_env_now_ns(void);
 
 /*
  * A work item that calls rtrs_core_run_work(owner, kind) in process
@@ -285,6 +291,57 @@ struct rtrs_env_sysfs_path;
 int rtrs_env_sysfs_path_add(struct rtrs_env_sysfs_sess *s, const char *name, void *core_path,
 			    struct rtrs_env_sysfs_path **out);
 void rtrs_env_sysfs_path_del(struct rtrs_env_sysfs_path *p);
+
+/* --- debugfs: what is not ABI -------------------------------------------------- */
+
+/*
+ * /sys/kernel/debug/rtrs-server/<name>/ for a session with a path in
+ * sysfs. NULL when debugfs is absent, disabled or the folder cannot be
+ * made: that is no failure of the caller (nothing is shown there then),
+ * and every call below accepts NULL and does nothing with it.
+ */
+struct rtrs_env_debugfs_sess;
+struct rtrs_env_debugfs_sess *rtrs_env_debugfs_sess_add(const char *name);
+void rtrs_env_debugfs_sess_del(struct rtrs_env_debugfs_sess *s);
+
+/*
+ * <session>/<name>/latency, a file whose text is
+ * rtrs_core_path_show(core_path, RTRS_CORE_ATTR_LATENCY) as of its open.
+ * NULL as above. As with sysfs, once rtrs_env_debugfs_path_del() has
+ * returned, no call with core_path runs or will run (a file still open
+ * reads what it read at its open, or an error), so core_path may go.
+ */
+struct rtrs_env_debugfs_path;
+struct rtrs_env_debugfs_path *rtrs_env_debugfs_path_add(struct rtrs_env_debugfs_sess *s,
+							const char *name, void *core_path);
+void rtrs_env_debugfs_path_del(struct rtrs_env_debugfs_path *p);
+
+/* --- trace events (tracefs events/rtrs_server/) ------------------------------------ */
+
+/*
+ * Each call emits one trace event when it is enabled, and costs next to
+ * nothing when it is not. Any context, any lock held. Strings are copied
+ * into the event; sess is "" for a session not yet named.
+ */
+/* A session's first path came up (the ULP was told CONNECTED). */
+void rtrs_env_trace_sess_up(const char *sess);
+/* Its last path went down (the ULP is told DISCONNECTED); why: that path's. */
+void rtrs_env_trace_sess_down(const char *sess, int reason, const char *why);
+void rtrs_env_trace_path_up(const char *sess, const char *path);
+/*
+ * A path starts its teardown: reason is the core's CloseReason (why in
+ * words), was_up whether it had come up (a handshake may end too).
+ */
+void rtrs_env_trace_path_down(const char *sess, const char *path, int reason, const char *why,
+			      int was_up);
+/* A connection request refused: peer "<client>@<server>", err a negative errno. */
+void rtrs_env_trace_conn_refused(const char *peer, int err, const char *why);
+/* An I/O request answered with an error (err negative): read or write. */
+void rtrs_env_trace_io_error(const char *sess, const char *path, __UINT32_TYPE__ chunk, int err,
+			     int is_read);
+/* A heartbeat period passed without a word from the client (missed of max). */
+void rtrs_env_trace_hb_miss(const char *sess, const char *path, __UINT32_TYPE__ missed,
+			    __UINT32_TYPE__ max);
 
 /* --- logging ------------------------------------------------------------------- */
 

@@ -38,6 +38,12 @@ public:
         sb_.dec(v);
         return *this;
     }
+    // "<session>: <path>", how a path's lines begin ("(unnamed)" for a
+    // session that has no name yet).
+    Log& who(const char* sess, const char* path) {
+        sb_.put(sess[0] ? sess : "(unnamed)").put(": ").put(path);
+        return *this;
+    }
     Log& hex(rt::u64 v) {
         sb_.hex(v);
         return *this;

@@ -203,7 +203,7 @@ void Path::on_cm_event(Connection& c, rtrs_core_cm_event ev, int status) {
         return;
     }
     case RTRS_CORE_CM_ERROR:
-        Log(kErr, true).put(name_).put(": connection ").dec(rt::u64{c.cid()})
+        Log(kErr, true).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
             .put(": connection error ").dec(status);
         request_close(CloseReason::ClientDisconnect);
         return;
@@ -229,7 +229,7 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
         } else if (wc.opcode == RTRS_CORE_WC_RECV_IMM) {
             on_imm(c, wc.imm);
         } else {
-            Log(kErr, true).put(name_).put(": connection ").dec(rt::u64{c.cid()})
+            Log(kErr, true).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
                 .put(": unexpected receive opcode ").dec(static_cast<rt::u64>(wc.opcode));
             request_close(CloseReason::Protocol);
         }
@@ -254,7 +254,7 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
     }
     // A failed work request. Flushes are the normal end of a QP, not news.
     if (!wc.flushed)
-        Log(kErr, true).put(name_).put(": connection ").dec(rt::u64{c.cid()})
+        Log(kErr, true).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
             .put(cqe.kind == kCqeRecv ? ": receive failed: " : ": send failed: ").put(wc.status);
     request_close(CloseReason::Transport);
 }
@@ -278,12 +278,29 @@ void Path::format_stats(char* buf, rt::usize cap) {
         .dec(rt::u64{inflight()}).put('\n');
 }
 
-// The four counters; the inflight count is not a counter.
+// The four counters and the latency histograms; the inflight count is not
+// a counter.
 void Path::reset_stats() {
     __atomic_store_n(&stats_.read_cnt, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&stats_.read_bytes, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&stats_.write_cnt, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&stats_.write_bytes, 0, __ATOMIC_RELAXED);
+    lat_ulp_.reset();
+    lat_net_.reset();
 }
+
+// --- debugfs latency -------------------------------------------------------------
+
+// A comment line naming the columns, then one line a histogram (README
+// "Observe"); a reader skips lines that begin with '#'.
+void Path::format_latency(char* buf, rt::usize cap) {
+    rt::StrBuf out(buf, cap);
+    out.put("# name count sum_us max_us, then ").dec(rt::u64{Histogram::kBuckets})
+        .put(" buckets: i counts [2^i, 2^(i+1)) us\n");
+    lat_ulp_.format(out, "ulp");
+    lat_net_.format(out, "transport");
+}
+
+const char* Path::sess_name() const { return sess_->name(); }
 
 }  // namespace core

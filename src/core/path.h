@@ -30,6 +30,7 @@
 #include "core/connection.h"
 #include "core/device.h"
 #include "core/env.h"
+#include "core/histogram.h"
 #include "core/request.h"
 #include "core/wire.h"
 #include "rt/array.h"
@@ -56,7 +57,8 @@ enum class PathState : rt::u8 {
     Destroying,
 };
 
-// Why a path closes (logged; later also a trace event).
+// Why a path closes (logged, and in the path_down trace event as a number:
+// keep the values).
 enum class CloseReason : rt::u8 {
     None,
     ClientDisconnect,  // the client's CM disconnect or error
@@ -141,9 +143,16 @@ public:
     void on_answer(Request& r, int status);
     void on_sysfs_disconnect();
 
-    // stats/rdma
+    // stats/rdma (a reset clears the latency histograms too)
     void format_stats(char* buf, rt::usize cap);
     void reset_stats();
+    // debugfs latency: the time from a request's arrival to the ULP's answer
+    // ("ulp"), and from the answer to its response's completion ("transport").
+    void format_latency(char* buf, rt::usize cap);
+    const Histogram& ulp_latency() const { return lat_ulp_; }
+    const Histogram& transport_latency() const { return lat_net_; }
+    // The session's name, "" before it has one (for logs and trace events).
+    const char* sess_name() const;
     rt::u32 inflight() const { return __atomic_load_n(&inflight_, __ATOMIC_RELAXED); }
 
     rtrs_env_lock* io_lock() const { return io_lock_; }
@@ -180,7 +189,7 @@ private:
     void timer_work();
     void touch() { __atomic_store_n(&last_event_ms_, rtrs_env_now_ms(), __ATOMIC_RELAXED); }
     // request.cpp (io lock held)
-    Request* arrive_locked(Connection& c, rt::u32 payload);
+    Request* arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns);
     void invalidate_locked(Request& r);
     void respond_locked(Request& r);
     bool post_invalidate_locked(Request& r);
@@ -231,9 +240,12 @@ private:
 
     rt::u64 last_event_ms_ = 0;  // atomic
     Stats stats_;                // atomic counters
+    Histogram lat_ulp_;          // atomic too
+    Histogram lat_net_;
 
     // Under the server lock.
     rtrs_env_sysfs_path* sysfs_ = nullptr;
+    rtrs_env_debugfs_path* debugfs_ = nullptr;  // with sysfs_ (nullptr without debugfs)
     bool counted_up_ = false;  // told the ULP it is up (Session::link_up)
 };
 

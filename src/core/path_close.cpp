@@ -13,10 +13,12 @@ namespace core {
 
 void Path::close_locked(CloseReason why) {
     if (state_ >= PathState::Stopping) return;
+    const bool was_up = state_ == PathState::Up;
     state_ = PathState::Stopping;
     reason_ = why;
     Log(kInfo).put(sess_->named() ? sess_->name() : "(unnamed)").put(": closing path ").put(name_)
         .put(" (").put(reason_name(why)).put(')');
+    rtrs_env_trace_path_down(sess_name(), name_, static_cast<int>(why), reason_name(why), was_up);
     rtrs_env_work_queue(close_work_, 0);
 }
 
@@ -69,9 +71,14 @@ void Path::close_work() {
     {
         Guard g(srv.lock());
         if (sysfs_) {
+            // debugfs first: its files call into the path like sysfs's.
+            rtrs_env_debugfs_path_del(debugfs_);
+            debugfs_ = nullptr;
             rtrs_env_sysfs_path_del(sysfs_);
             sysfs_ = nullptr;
             if (--sess_->visible == 0) {
+                rtrs_env_debugfs_sess_del(sess_->debugfs);
+                sess_->debugfs = nullptr;
                 rtrs_env_sysfs_sess_del(sess_->sysfs);
                 sess_->sysfs = nullptr;
             }
@@ -79,7 +86,7 @@ void Path::close_work() {
     }
     if (counted_up_) {
         counted_up_ = false;
-        sess_->link_down();
+        sess_->link_down(static_cast<int>(reason_), reason_name(reason_));
     }
 
     // Destroying.

@@ -20,14 +20,14 @@ void Path::on_info_recv(Connection& c, const rtrs_core_wc& wc) {
         if (state_ == PathState::Up) {
             // Past the handshake only immediates come: a message would eat
             // a receive that is never posted again.
-            Log(kErr, true).put(name_).put(": a message on connection ").dec(rt::u64{c.cid()})
+            Log(kErr, true).who(sess_name(), name_).put(": a message on connection ").dec(rt::u64{c.cid()})
                 .put(" of a path that is up; closing the path");
             close_locked(CloseReason::Protocol);
             return;
         }
         if (state_ != PathState::Connecting) return;  // joining or closing
         if (c.cid() != 0 || info_received_) {
-            Log(kErr, true).put(name_).put(": a message on connection ").dec(rt::u64{c.cid()})
+            Log(kErr, true).who(sess_name(), name_).put(": a message on connection ").dec(rt::u64{c.cid()})
                 .put(" that is not the info request; closing the path");
             close_locked(CloseReason::Protocol);
             return;
@@ -53,18 +53,18 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
                   info_len_ < c0->info_buf.len ? info_len_ : c0->info_buf.len),
         &bad);
     if (!req.ok()) {
-        Log(kErr, true).put(name_).put(": bad info request: ").put(bad);
+        Log(kErr, true).who(sess_name(), name_).put(": bad info request: ").put(bad);
         return false;
     }
     rt::Bytes name = req.value().name;
     if (!wire::valid_session_name(name)) {
-        Log(kErr, true).put(name_).put(": bad info request: session name contains '/' or '.'");
+        Log(kErr, true).who(sess_name(), name_).put(": bad info request: session name contains '/' or '.'");
         return false;
     }
     // CVE-2024-50062: the request must not come before every connection.
     for (rt::u16 cid = 0; cid < con_num_; ++cid) {
         if (!cons_[cid]) {
-            Log(kErr, true).put(name_).put(": info request before connection ").dec(rt::u64{cid})
+            Log(kErr, true).who(sess_name(), name_).put(": info request before connection ").dec(rt::u64{cid})
                 .put(" of ").dec(rt::u64{con_num_}).put(" is up");
             return false;
         }
@@ -73,13 +73,13 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
         // Names are the class folder's: unique among every server's sessions.
         if (!module()->claim_name(*sess_, name)) {
             Log l(kErr, true);
-            l.put(name_).put(": session name '");
+            l.who(sess_name(), name_).put(": session name '");
             for (rt::u8 ch : name) l.put(static_cast<char>(ch));
             l.put("' is taken by another session");
             return false;
         }
     } else if (!sess_->has_name(name)) {
-        Log(kErr, true).put(name_).put(": the path names another session than the one it joined ('")
+        Log(kErr, true).who(sess_name(), name_).put(": the path names another session than the one it joined ('")
             .put(sess_->name()).put("')");
         return false;
     }
@@ -90,7 +90,7 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
         int err = rtrs_env_post_recv(c->env(), nullptr, &c->recv_cqe,
                                      cid == 0 ? wire::kServiceConQueueDepth : queue_depth_);
         if (err) {
-            Log(kErr).put(name_).put(": cannot post receives on connection ").dec(rt::u64{cid})
+            Log(kErr).who(sess_name(), name_).put(": cannot post receives on connection ").dec(rt::u64{cid})
                 .put(": ").dec(err);
             return false;
         }
@@ -113,6 +113,9 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
         }
         return false;
     }
+    // debugfs beside it, where there is one: nothing depends on it.
+    if (sess_->visible == 0) sess_->debugfs = rtrs_env_debugfs_sess_add(sess_->name());
+    debugfs_ = rtrs_env_debugfs_path_add(sess_->debugfs, name_, this);
     ++sess_->visible;
     *why = nullptr;
     return true;
@@ -155,7 +158,7 @@ bool Path::post_info_locked() {
         wrs[n - 1].signaled = 1;
         int err = c0.post(wrs, n);
         if (err) {
-            Log(kErr).put(name_).put(": cannot post the registrations: ").dec(err);
+            Log(kErr).who(sess_name(), name_).put(": cannot post the registrations: ").dec(err);
             return false;
         }
         info_next_mr_ += n;
@@ -170,7 +173,7 @@ bool Path::post_info_locked() {
     send.cqe = &info_cqe_;
     int err = c0.post(&send, 1);
     if (err) {
-        Log(kErr).put(name_).put(": cannot send the info response: ").dec(err);
+        Log(kErr).who(sess_name(), name_).put(": cannot send the info response: ").dec(err);
         return false;
     }
     info_sent_ = true;
@@ -180,7 +183,7 @@ bool Path::post_info_locked() {
 void Path::on_info_wc(Connection& c, const rtrs_core_wc& wc) {
     if (!wc.ok) {
         if (!wc.flushed)
-            Log(kErr, true).put(name_).put(": the info response failed: ").put(wc.status);
+            Log(kErr, true).who(sess_name(), name_).put(": the info response failed: ").put(wc.status);
         request_close(CloseReason::Transport);
         return;
     }
@@ -217,13 +220,13 @@ void Path::info_work() {
     // The ULP hears of it before the client can use it.
     int err = sess_->link_up();
     if (err) {
-        Log(kErr).put(name_).put(": the upper layer refused the session: ").dec(err);
+        Log(kErr).who(sess_name(), name_).put(": the upper layer refused the session: ").dec(err);
         request_close(CloseReason::UlpRefused);
         return;
     }
     counted_up_ = true;
     if (!encode_info_response()) {
-        Log(kErr).put(name_).put(": cannot build the info response");
+        Log(kErr).who(sess_name(), name_).put(": cannot build the info response");
         request_close(CloseReason::SetupFailed);
         return;
     }
@@ -238,6 +241,7 @@ void Path::info_work() {
         rtrs_env_work_requeue(timer_work_, wire::kHbIntervalMs);
     }
     Log(kInfo).put(sess_->name()).put(": path ").put(name_).put(" is up");
+    rtrs_env_trace_path_up(sess_->name(), name_);
 }
 
 }  // namespace core

@@ -31,7 +31,7 @@ void Path::timer_work() {
         case PathState::Connecting: {
             rt::u64 idle = rtrs_env_now_ms() - __atomic_load_n(&last_event_ms_, __ATOMIC_RELAXED);
             if (idle >= kStallMs) {
-                Log(kErr, true).put(name_).put(": the handshake stalled (no connection event for ")
+                Log(kErr, true).who(sess_name(), name_).put(": the handshake stalled (no connection event for ")
                     .dec(idle / 1000).put(" s); closing the path");
                 close_locked(CloseReason::StalledHandshake);
                 return;
@@ -42,10 +42,15 @@ void Path::timer_work() {
         case PathState::Joining:
             next = kStallMs;
             break;
-        case PathState::Up:
-            switch (hb_tick(&hb_missed_)) {
+        case PathState::Up: {
+            // Periods gone by without a word from the client, this one included.
+            const rt::u32 silent = hb_missed_;
+            const Hb hb = hb_tick(&hb_missed_);
+            if (hb != Hb::Send)
+                rtrs_env_trace_hb_miss(sess_name(), name_, silent, wire::kHbMissedMax);
+            switch (hb) {
             case Hb::Dead:
-                Log(kErr).put(name_).put(": no heartbeat from the client; closing the path");
+                Log(kErr).who(sess_name(), name_).put(": no heartbeat from the client; closing the path");
                 close_locked(CloseReason::HeartbeatTimeout);
                 return;
             case Hb::Send: {
@@ -67,6 +72,7 @@ void Path::timer_work() {
             }
             next = wire::kHbIntervalMs;
             break;
+        }
         default:
             return;  // closing: the timer ends here
         }

@@ -43,18 +43,20 @@ rt::u32 wrs_needed(const Request& r, bool always_inval) {
 // Completion context: an immediate on connection c.
 void Path::on_imm(Connection& c, rt::u32 imm) {
     const wire::Imm t = wire::imm_decode(imm);
+    // A request's arrival, for its latency: read outside the lock.
+    const rt::u64 now = kLatencyOn && t.is(wire::ImmType::IoReq) ? rtrs_env_now_ns() : 0;
     Request* go = nullptr;
     {
         Guard g(io_lock_);
         if (state_ != PathState::Up) return;  // closing: the drain takes the rest
         hb_missed_ = 0;
         if (int err = rtrs_env_post_recv(c.env(), nullptr, &c.recv_cqe, 1)) {
-            Log(kErr, true).put(name_).put(": cannot post a receive: ").dec(err);
+            Log(kErr, true).who(sess_name(), name_).put(": cannot post a receive: ").dec(err);
             close_locked(CloseReason::Transport);
             return;
         }
         if (t.is(wire::ImmType::IoReq)) {
-            go = arrive_locked(c, t.payload);
+            go = arrive_locked(c, t.payload, now);
         } else if (t.is(wire::ImmType::HbMsg)) {
             if (c.room(1)) {  // an ack that does not fit is not missed
                 rtrs_env_wr wr{};
@@ -65,7 +67,7 @@ void Path::on_imm(Connection& c, rt::u32 imm) {
                 if (c.post(&wr, 1)) close_locked(CloseReason::Transport);
             }
         } else if (!t.is(wire::ImmType::HbAck)) {
-            Log(kErr, true).put(name_).put(": unknown immediate type ").dec(rt::u64{t.type})
+            Log(kErr, true).who(sess_name(), name_).put(": unknown immediate type ").dec(rt::u64{t.type})
                 .put("; closing the path");
             close_locked(CloseReason::Protocol);
         }
@@ -75,10 +77,10 @@ void Path::on_imm(Connection& c, rt::u32 imm) {
 
 // A request arrived on its chunk. Returns it when it is to be read and
 // handed to the ULP now (the caller does that without the lock).
-Request* Path::arrive_locked(Connection& c, rt::u32 payload) {
+Request* Path::arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) {
     auto where = wire::io_req_locate(payload, queue_depth_, chunk_size_);
     if (!where.ok()) {
-        Log(kErr, true).put(name_).put(": I/O immediate 0x").hex(payload)
+        Log(kErr, true).who(sess_name(), name_).put(": I/O immediate 0x").hex(payload)
             .put(" names no chunk of the session; closing the path");
         close_locked(CloseReason::Protocol);
         return nullptr;
@@ -88,12 +90,13 @@ Request* Path::arrive_locked(Connection& c, rt::u32 payload) {
         r.state == ReqState::Queued) {
         // A correct client reuses a chunk only once its response came; a
         // second request would overwrite the first one's data under it.
-        Log(kErr, true).put(name_).put(": chunk ").dec(rt::u64{r.id()})
+        Log(kErr, true).who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()})
             .put(": a new request while the previous one is in flight; closing the path");
         close_locked(CloseReason::Protocol);
         return nullptr;
     }
     r.con = &c;
+    r.arrived_ns = now_ns;
     r.hdr_off = where.value().offset;
     r.dir = kDirWrite;
     r.answer = 0;
@@ -132,7 +135,7 @@ bool Path::post_invalidate_locked(Request& r) {
     wr.signaled = 1;
     wr.cqe = &r.inv_cqe;
     int err = r.conn().post(&wr, 1);
-    if (err) Log(kErr, true).put(name_).put(": cannot post a local invalidation: ").dec(err);
+    if (err) Log(kErr, true).who(sess_name(), name_).put(": cannot post a local invalidation: ").dec(err);
     return err == 0;
 }
 
@@ -144,7 +147,7 @@ void Path::on_inv_done(Connection& c, Request& r, const rtrs_core_wc& wc) {
             r.state = ReqState::Free;
         if (!wc.ok) {
             if (!wc.flushed)
-                Log(kErr, true).put(name_).put(": local invalidation failed: ").put(wc.status);
+                Log(kErr, true).who(sess_name(), name_).put(": local invalidation failed: ").put(wc.status);
             close_locked(CloseReason::Transport);
             return;
         }
@@ -167,7 +170,7 @@ void Path::dispatch(Request& r) {
     if (!io.ok()) {
         const int err = io.error();
         Log l(kErr, true);
-        l.put(name_).put(": chunk ").dec(rt::u64{r.id()}).put(": ");
+        l.who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()}).put(": ");
         switch (err) {
         case rt::errc::proto: l.put("unknown message type"); break;
         case rt::errc::badmsg: l.put("request header runs past the chunk"); break;
@@ -208,7 +211,7 @@ void Path::dispatch(Request& r) {
     int err = rtrs_env_ulp_rdma_ev(server().ulp(), sess_->priv(), r.op(), chunk, q.data_len,
                                    chunk + q.usr_off, q.usr_len);
     if (err) {
-        Log(kErr, true).put(name_).put(": the upper layer failed request ").dec(rt::u64{r.id()})
+        Log(kErr, true).who(sess_name(), name_).put(": the upper layer failed request ").dec(rt::u64{r.id()})
             .put(": ").dec(err);
         on_answer(r, err);
     }
@@ -216,11 +219,18 @@ void Path::dispatch(Request& r) {
 
 // Any context: the ULP's answer.
 void Path::on_answer(Request& r, int status) {
+    const rt::u64 now = kLatencyOn ? rtrs_env_now_ns() : 0;
     Guard g(io_lock_);
     if (r.state != ReqState::WithUlp) {
         rtrs_env_warn("rtrs core: an answer for a request the upper layer does not hold");
         return;
     }
+    if (kLatencyOn) {
+        lat_ulp_.record_span(r.arrived_ns, now);
+        r.answered_ns = now;
+    }
+    if (status)
+        rtrs_env_trace_io_error(sess_name(), name_, r.id(), status, r.dir == kDirRead);
     r.answer = status;
     if (state_ != PathState::Up) {
         r.state = ReqState::Free;  // closing: nothing more is posted
@@ -308,7 +318,7 @@ bool Path::post_response_locked(Request& r) {
     }
     int err = c.post(wrs, n);
     if (err) {
-        Log(kErr, true).put(name_).put(": cannot send the response of request ")
+        Log(kErr, true).who(sess_name(), name_).put(": cannot send the response of request ")
             .dec(rt::u64{r.id()}).put(": ").dec(err);
         return false;
     }
@@ -318,12 +328,16 @@ bool Path::post_response_locked(Request& r) {
 }
 
 void Path::on_rsp_done(Connection& c, Request& r, const rtrs_core_wc& wc) {
+    const rt::u64 now = kLatencyOn && wc.ok ? rtrs_env_now_ns() : 0;
     Guard g(io_lock_);
     if (r.chains) --r.chains;
-    if (r.state == ReqState::Responding && r.chains == 0) r.state = ReqState::Free;
+    if (r.state == ReqState::Responding && r.chains == 0) {
+        r.state = ReqState::Free;
+        if (kLatencyOn && wc.ok) lat_net_.record_span(r.answered_ns, now);
+    }
     if (!wc.ok) {
         if (!wc.flushed)
-            Log(kErr, true).put(name_).put(": the response of request ").dec(rt::u64{r.id()})
+            Log(kErr, true).who(sess_name(), name_).put(": the response of request ").dec(rt::u64{r.id()})
                 .put(" failed: ").put(wc.status);
         close_locked(CloseReason::Transport);
         return;

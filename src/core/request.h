@@ -77,6 +77,10 @@ public:
     bool need_inval = false;
     bool has_desc = false;
     wire::SgDescFields desc;
+    // For the latency histograms (rtrs_env_now_ns()): when it arrived, and
+    // when the ULP answered.
+    rt::u64 arrived_ns = 0;
+    rt::u64 answered_ns = 0;
 
     rtrs_core_cqe inv_cqe{};
     rtrs_core_cqe rsp_cqe{};

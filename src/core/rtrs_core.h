@@ -153,6 +153,7 @@ enum rtrs_core_path_attr {
 	RTRS_CORE_ATTR_DST_ADDR,
 	RTRS_CORE_ATTR_DISCONNECT,
 	RTRS_CORE_ATTR_STATS_RDMA,
+	RTRS_CORE_ATTR_LATENCY,		/* debugfs, not sysfs: the latency histograms */
 };
 /* Writes the file's text (with its newline) to buf; returns its length. */
 int rtrs_core_path_show(void *core_path, enum rtrs_core_path_attr attr, char *buf,

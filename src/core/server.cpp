@@ -4,6 +4,7 @@
 // and path, and why a request is refused).
 #include "core/server.h"
 
+#include "core/addr.h"
 #include "core/lock.h"
 #include "core/log.h"
 #include "core/module.h"
@@ -73,10 +74,12 @@ Session* Server::find_session_locked(const wire::Uuid& paths_uuid) {
 
 // --- connection requests ---------------------------------------------------------
 
-int Server::refuse(rtrs_env_cm* cm, int err, const char* why, const char* detail) {
+int Server::refuse(rtrs_env_cm* cm, const char* peer, int err, const char* why,
+                   const char* detail) {
     Log l(kErr, true);
     l.put("connection request refused: ").put(why);
     if (detail) l.put(" (").put(detail).put(')');
+    rtrs_env_trace_conn_refused(peer, -err, why);
     wire::ConnRsp rsp;
     auto n = wire::encode_conn_rsp(rt::MutBytes(reinterpret_cast<rt::u8*>(&rsp), sizeof(rsp)),
                                    wire::conn_rsp_reject(err));
@@ -99,13 +102,20 @@ int Server::accept(rtrs_env_cm* cm, Session& s) {
 int Server::on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_num,
                                const rtrs_core_addr& client, const rtrs_core_addr& server,
                                rt::Bytes priv) {
+    char peer[136];
+    {
+        char c[64], sv[64];
+        format_addr(client, c, sizeof(c));
+        format_addr(server, sv, sizeof(sv));
+        rt::StrBuf(peer, sizeof(peer)).put(c).put('@').put(sv);
+    }
     const char* why = "malformed";
     auto parsed = wire::parse_conn_req(priv, &why);
     if (!parsed.ok()) {
         char detail[48];
         rt::StrBuf(detail, sizeof(detail)).dec(static_cast<rt::u64>(priv.size()))
             .put(" bytes of private data");
-        return refuse(cm, parsed.error(), why, detail);
+        return refuse(cm, peer, parsed.error(), why, detail);
     }
     const wire::ConnReqFields& req = parsed.value();
 
@@ -115,15 +125,15 @@ int Server::on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_
     rt::Own<Session> spare;
     for (;;) {
         Guard g(lock_);
-        if (closing_) return refuse(cm, rt::errc::connreset, "the server is closing");
+        if (closing_) return refuse(cm, peer, rt::errc::connreset, "the server is closing");
         Session* sess = find_session_locked(req.paths_uuid);
         if (!sess && !req.first_conn)
-            return refuse(cm, rt::errc::nxio,
+            return refuse(cm, peer, rt::errc::nxio,
                           "no such session, and not the first connection of a new one");
         if (!sess && !spare) {
             g.unlock();
             auto made = Session::create(*this, req.paths_uuid, &why);
-            if (!made.ok()) return refuse(cm, made.error(), why);
+            if (!made.ok()) return refuse(cm, peer, made.error(), why);
             spare = rt::move(made.value());
             continue;
         }
@@ -132,13 +142,14 @@ int Server::on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_
             sess = spare.release();
             sessions_.push_back(*sess);
         }
-        return join_locked(*sess, fresh, cm, ib_dev, port_num, client, server, req);
+        return join_locked(*sess, fresh, cm, ib_dev, port_num, client, server, req, peer);
     }
 }
 
 int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev,
                         unsigned int port_num, const rtrs_core_addr& client,
-                        const rtrs_core_addr& server, const wire::ConnReqFields& req) {
+                        const rtrs_core_addr& server, const wire::ConnReqFields& req,
+                        const char* peer) {
     const char* why = nullptr;
     Path* path = nullptr;
     for (Path& p : sess.paths)
@@ -147,37 +158,37 @@ int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev
     if (path) {
         PathState st = path->state_locked_read();
         if (st != PathState::Connecting)
-            return refuse(cm, rt::errc::connreset,
+            return refuse(cm, peer, rt::errc::connreset,
                           st == PathState::Up || st == PathState::Joining
                               ? "the path is already established"
                               : "the path is closing",
                           path->name());
         if (req.cid_num != path->con_num())
-            return refuse(cm, rt::errc::connreset, "the path has another connection count",
+            return refuse(cm, peer, rt::errc::connreset, "the path has another connection count",
                           path->name());
         if (path->con(req.cid))
-            return refuse(cm, rt::errc::connreset, "that connection of the path exists",
+            return refuse(cm, peer, rt::errc::connreset, "that connection of the path exists",
                           path->name());
     } else {
-        if (sess.paths_num >= kMaxPaths) return drop_fresh(sess, fresh, cm, rt::errc::connreset,
+        if (sess.paths_num >= kMaxPaths) return drop_fresh(sess, fresh, cm, peer, rt::errc::connreset,
                                                            "the session has the most paths it may");
         for (Path& p : sess.paths)
             if (p.same_addresses(client, server))
-                return drop_fresh(sess, fresh, cm, rt::errc::exist,
+                return drop_fresh(sess, fresh, cm, peer, rt::errc::exist,
                                   "the session has a path with the same addresses already",
                                   p.name());
         auto dev = module()->device_for(ib_dev);
         if (!dev.ok())
-            return drop_fresh(sess, fresh, cm, dev.error(),
+            return drop_fresh(sess, fresh, cm, peer, dev.error(),
                               dev.error() == rt::errc::busy ? "the device is going away"
                                                             : "cannot use the device");
         path = new (rt::Gfp::kernel) Path(sess, req);
-        if (!path) return drop_fresh(sess, fresh, cm, rt::errc::nomem, "no memory for the path");
+        if (!path) return drop_fresh(sess, fresh, cm, peer, rt::errc::nomem, "no memory for the path");
         auto set = path->setup(rt::move(dev.value()), client, server, port_num, &why);
         if (!set.ok()) {
             int err = set.error();
             rt::destroy(path);
-            return drop_fresh(sess, fresh, cm, err, why);
+            return drop_fresh(sess, fresh, cm, peer, err, why);
         }
         sess.paths.push_back(*path);
         ++sess.paths_num;
@@ -193,11 +204,11 @@ int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev
             --sess.paths_num;
             path->undo_setup();
             rt::destroy(path);
-            return drop_fresh(sess, fresh, cm, err, why);
+            return drop_fresh(sess, fresh, cm, peer, err, why);
         }
         // Its other connections are there: the path cannot come up now.
         path->request_close(CloseReason::SetupFailed);
-        return refuse(cm, err, why, path->name());
+        return refuse(cm, peer, err, why, path->name());
     }
     int err = accept(cm, sess);
     if (err) {
@@ -211,10 +222,10 @@ int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev
 
 // Refuses a request that would have started a session: a session made for
 // it, and still without a path, goes too.
-int Server::drop_fresh(Session& sess, bool fresh, rtrs_env_cm* cm, int err, const char* why,
-                       const char* detail) {
+int Server::drop_fresh(Session& sess, bool fresh, rtrs_env_cm* cm, const char* peer, int err,
+                       const char* why, const char* detail) {
     if (fresh && sess.paths_num == 0) free_session_locked(sess);
-    return refuse(cm, err, why, detail);
+    return refuse(cm, peer, err, why, detail);
 }
 
 }  // namespace core

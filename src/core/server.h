@@ -35,12 +35,16 @@ public:
 
 private:
     Session* find_session_locked(const wire::Uuid& paths_uuid);
+    // peer: "<client>@<server>", the path name the request would have (for
+    // the conn_refused trace event).
     int join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev,
                     unsigned int port_num, const rtrs_core_addr& client,
-                    const rtrs_core_addr& server, const wire::ConnReqFields& req);
-    int drop_fresh(Session& sess, bool fresh, rtrs_env_cm* cm, int err, const char* why,
-                   const char* detail = nullptr);
-    int refuse(rtrs_env_cm* cm, int err, const char* why, const char* detail = nullptr);
+                    const rtrs_core_addr& server, const wire::ConnReqFields& req,
+                    const char* peer);
+    int drop_fresh(Session& sess, bool fresh, rtrs_env_cm* cm, const char* peer, int err,
+                   const char* why, const char* detail = nullptr);
+    int refuse(rtrs_env_cm* cm, const char* peer, int err, const char* why,
+               const char* detail = nullptr);
     int accept(rtrs_env_cm* cm, Session& s);
 
     rtrs_env_ulp* ulp_;

@@ -74,19 +74,22 @@ int Session::link_up() {
     if (paths_up_ == 0) {
         int err = rtrs_env_ulp_link_ev(srv_->ulp(), this, RTRS_CORE_LINK_CONNECTED, nullptr);
         if (err) return err;
+        rtrs_env_trace_sess_up(name_);
     }
     ++paths_up_;
     return 0;
 }
 
-void Session::link_down() {
+void Session::link_down(int reason, const char* why) {
     Guard g(ev_lock_);
     if (paths_up_ == 0) {
         rtrs_env_warn("rtrs core: link down without a link up");
         return;
     }
-    if (--paths_up_ == 0)
+    if (--paths_up_ == 0) {
+        rtrs_env_trace_sess_down(name_, reason, why);
         rtrs_env_ulp_link_ev(srv_->ulp(), this, RTRS_CORE_LINK_DISCONNECTED, priv());
+    }
 }
 
 }  // namespace core

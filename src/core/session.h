@@ -49,13 +49,15 @@ public:
     // Link events to the ULP: the first path up says CONNECTED, the last
     // one down DISCONNECTED. 0, or the ULP's refusal.
     int link_up();
-    void link_down();
+    // why: the closing path's reason (CloseReason) for the trace event.
+    void link_down(int reason, const char* why);
 
     // Under the server lock:
     rt::List<Path, SessionPathsTag> paths;
     rt::u32 paths_num = 0;
     rtrs_env_sysfs_sess* sysfs = nullptr;
     rt::u32 visible = 0;  // paths with files in sysfs
+    rtrs_env_debugfs_sess* debugfs = nullptr;  // while visible (nullptr without debugfs)
 
 private:
     Server* srv_;

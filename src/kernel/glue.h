@@ -25,4 +25,8 @@ void rtrs_glue_rdma_exit(void);
 int rtrs_glue_sysfs_init(void);
 void rtrs_glue_sysfs_exit(void);
 
+/* env_debugfs.c: /sys/kernel/debug/rtrs-server (nothing when debugfs is absent). */
+void rtrs_glue_debugfs_init(void);
+void rtrs_glue_debugfs_exit(void);
+
 #endif /* RTRS_GLUE_H */

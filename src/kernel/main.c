@@ -152,6 +152,7 @@ static int __init rtrs_srv_init(void)
 		pr_err("cannot register the rtrs-server class: %d\n", err);
 		goto base_exit;
 	}
+	rtrs_glue_debugfs_init();
 	err = rtrs_glue_rdma_init();
 	if (err) {
 		pr_err("cannot register as an RDMA client: %d\n", err);
@@ -163,6 +164,7 @@ static int __init rtrs_srv_init(void)
 	return 0;
 
 sysfs_exit:
+	rtrs_glue_debugfs_exit();
 	rtrs_glue_sysfs_exit();
 base_exit:
 	rtrs_glue_base_exit();
@@ -176,6 +178,7 @@ static void __exit rtrs_srv_exit(void)
 {
 	rtrs_glue_rdma_exit();
 	rtrs_glue_base_exit();
+	rtrs_glue_debugfs_exit();
 	rtrs_glue_sysfs_exit();
 	rtrs_core_exit();
 	pr_info("unloaded\n");

@@ -153,6 +153,10 @@ for m in rtrs-server rtrs-null; do
 	check "$m: vermagic is $kver ($vm)" test "${vm%% *}" = "$kver"
 done
 check "rtrs-srv is /usr/sbin/rtrs-srv" test "$(command -v rtrs-srv)" = /usr/sbin/rtrs-srv
+# The metrics timer (node_exporter's textfile collector): installed, not enabled.
+check "the metrics service and timer are installed" \
+	test -f /lib/systemd/system/rtrs-srv-metrics.service -a -f /lib/systemd/system/rtrs-srv-metrics.timer
+check "the metrics timer is not enabled" test ! -e /etc/systemd/system/timers.target.wants/rtrs-srv-metrics.timer
 v=$(rtrs-srv --version 2>&1)
 case $v in
 *" $upstream"*) pass "rtrs-srv --version: $v" ;;
@@ -306,6 +310,7 @@ check "no /var/lib/dkms/rtrs-server" test ! -e /var/lib/dkms/rtrs-server
 check "no /usr/src/rtrs-server-$upstream" test ! -e "/usr/src/rtrs-server-$upstream"
 check "modprobe no longer finds rtrs-server" sh -c '! modinfo -n rtrs-server >/dev/null 2>&1'
 check "no rtrs-srv on PATH" sh -c '! command -v rtrs-srv'
+check "no metrics timer left" test ! -e /lib/systemd/system/rtrs-srv-metrics.timer
 
 echo "== dpkg -i took $install_s s (with DKMS's build and depmod); the whole script $SECONDS s"
 finish

@@ -27,6 +27,8 @@ struct Options {
     std::optional<std::string> root;
     std::optional<std::string> interval;
     std::optional<std::string> count;
+    std::optional<std::string> debugfs_root;
+    std::optional<std::string> textfile;
     std::vector<std::string> words;  // the command and its arguments
 };
 
@@ -59,10 +61,12 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
             std::string name = a.substr(0, eq);
             std::optional<std::string> inline_value;
             if (eq != a.npos) inline_value = a.substr(eq + 1);
-            std::optional<std::string>* slot = name == "--sysfs-root" ? &o.root
-                                             : name == "--interval"   ? &o.interval
-                                             : name == "--count"      ? &o.count
-                                                                      : nullptr;
+            std::optional<std::string>* slot = name == "--sysfs-root"     ? &o.root
+                                             : name == "--debugfs-root" ? &o.debugfs_root
+                                             : name == "--interval"     ? &o.interval
+                                             : name == "--count"        ? &o.count
+                                             : name == "--textfile"     ? &o.textfile
+                                                                        : nullptr;
             if (slot) {
                 if (inline_value)
                     *slot = *inline_value;
@@ -181,6 +185,9 @@ int run(const std::vector<std::string>& args, const Io& io) {
         return usage_error(io, "-j/--json and -p/--pretty apply to list and show only", cmd);
     if ((o.interval || o.count) && cmd != "watch")
         return usage_error(io, "-i/--interval and -c/--count apply to watch only", cmd);
+    if (o.textfile && cmd != "metrics")
+        return usage_error(io, "--textfile applies to metrics only", cmd);
+    if (o.textfile && o.textfile->empty()) return usage_error(io, "--textfile needs a folder", cmd);
 
     std::string root = default_sysfs_root;
     if (o.root) {
@@ -191,7 +198,17 @@ int run(const std::vector<std::string>& args, const Io& io) {
     }
     if (root.empty()) return usage_error(io, "--sysfs-root needs a folder");
 
+    std::string debugfs = default_debugfs_root;
+    if (o.debugfs_root) {
+        debugfs = *o.debugfs_root;
+    } else if (io.getenv) {
+        const char* env = io.getenv("RTRS_SRV_DEBUGFS");
+        if (env && *env) debugfs = env;
+    }
+    if (debugfs.empty()) return usage_error(io, "--debugfs-root needs a folder");
+
     Context ctx(root, io.out, io.err);
+    ctx.reader.debugfs_root = debugfs;
     ctx.json = o.json;
     ctx.pretty = o.pretty;
     ctx.tty = io.stdout_tty;
@@ -205,6 +222,10 @@ int run(const std::vector<std::string>& args, const Io& io) {
     if (cmd == "show") {
         if (auto rc = arity(1, 1)) return *rc;
         return cmd::show(ctx, o.words[1]);
+    }
+    if (cmd == "metrics") {
+        if (auto rc = arity(0, 0)) return *rc;
+        return cmd::metrics(ctx, o.textfile);
     }
     if (cmd == "disconnect") {
         if (auto rc = arity(2, 2)) return *rc;

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-// `list` and `show`.
+// `list`, `show` and `metrics`.
+#include <cerrno>
+#include <cstring>
+
 #include "commands.h"
 #include "exit_codes.h"
 #include "format.h"
+#include "fsio.h"
+#include "metrics.h"
+#include "table.h"
 
 namespace rtrs_srv::cmd {
 
@@ -23,6 +29,27 @@ int show(Context& ctx, const std::string& name) {
         ctx.out << format::json({*s}, ctx.pretty, true);
     else
         ctx.out << format::show_text(*s);
+    return exit_ok;
+}
+
+int metrics(Context& ctx, const std::optional<std::string>& textfile_dir) {
+    Snapshot snap;
+    int err = ctx.reader.read_all(snap);
+    // No class folder: the module is not loaded, which is a value to
+    // report (rtrs_server_loaded 0), not a failure of the collector.
+    if (err && err != ENOENT) return class_error(ctx, err);
+    std::string text = metrics::exposition(snap, err == 0);
+    if (!textfile_dir) {
+        ctx.out << text;
+        return exit_ok;
+    }
+    if (int werr = metrics::write_textfile(*textfile_dir, text)) {
+        ctx.error("cannot write " + printable(fsio::join(*textfile_dir, "rtrs_server.prom")) + ": " +
+                  std::strerror(werr));
+        return werr == EACCES || werr == EPERM ? exit_permission
+               : werr == ENOENT               ? exit_not_found
+                                              : exit_failure;
+    }
     return exit_ok;
 }
 

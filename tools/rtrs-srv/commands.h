@@ -21,6 +21,8 @@ struct WatchOptions {
     std::optional<long> count;  // tables to print; forever if absent
 };
 int watch(Context& ctx, const WatchOptions& opts);
+// Prometheus text on stdout, or written to DIR/rtrs_server.prom (atomically).
+int metrics(Context& ctx, const std::optional<std::string>& textfile_dir);
 
 // Shared by the commands: report an error listing the class folder;
 // report a session that is not there (or the class folder, if that is

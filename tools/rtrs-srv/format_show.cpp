@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // `show`: one session in detail.
 #include "format.h"
+#include "latency.h"
 #include "table.h"
 #include "units.h"
 
@@ -67,6 +68,14 @@ std::string show_text(const Session& s) {
             line(out, "reads", w);
             line(out, "writes", w);
             line(out, "inflight", w);
+        }
+        // Only where there is a latency file (our server, debugfs mounted).
+        if (p.latency.value) {
+            line(out, "ulp latency", latency::summary(p.latency.value->ulp));
+            line(out, "net latency", latency::summary(p.latency.value->transport));
+        } else if (!p.latency.problem.empty() && p.latency.problem != "missing") {
+            line(out, "ulp latency", why(p.latency));
+            line(out, "net latency", why(p.latency));
         }
     }
     return out;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // The list and watch tables.
 #include "format.h"
+#include "latency.h"
 #include "table.h"
 #include "units.h"
 
@@ -61,11 +62,25 @@ std::string watch_table(const std::vector<PathRates>& rates) {
     t.column("WRITES/S", Table::Align::right);
     t.column("WRITE-B/S", Table::Align::right);
     t.column("INFLIGHT", Table::Align::right);
+    // The latency columns only when some path has a latency file (or one
+    // that root alone may read).
+    bool lat = false;
+    for (const auto& r : rates) lat = lat || r.latency || !r.latency_problem.empty();
+    if (lat) {
+        t.column("ULP P50/P99/MAX", Table::Align::right);
+        t.column("NET P50/P99/MAX", Table::Align::right);
+    }
     for (const auto& r : rates) {
-        t.row({printable(r.session), printable(r.path), or_absent(r.reads, units::count_rate),
-               or_absent(r.read_bytes, units::byte_rate), or_absent(r.writes, units::count_rate),
-               or_absent(r.write_bytes, units::byte_rate),
-               or_absent(r.inflight, [](std::int64_t v) { return std::to_string(v); })});
+        std::vector<std::string> row{
+            printable(r.session), printable(r.path), or_absent(r.reads, units::count_rate),
+            or_absent(r.read_bytes, units::byte_rate), or_absent(r.writes, units::count_rate),
+            or_absent(r.write_bytes, units::byte_rate),
+            or_absent(r.inflight, [](std::int64_t v) { return std::to_string(v); })};
+        if (lat) {
+            row.push_back(r.latency ? latency::cell(r.latency->ulp) : absent);
+            row.push_back(r.latency ? latency::cell(r.latency->transport) : absent);
+        }
+        t.row(std::move(row));
     }
     return t.render();
 }

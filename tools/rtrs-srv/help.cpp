@@ -42,6 +42,15 @@ With -j/--json, prints the same JSON as `list` for this one session, and in
 each path an "errors" object from attribute file to the reason it has no
 value, and in the session an "error" (null, or why paths/ is unreadable).
 
+rtrs-server also keeps two latency histograms of each path in debugfs
+(/sys/kernel/debug/rtrs-server/SESSION/PATH/latency, root's only): from a
+request's arrival to the upper layer's answer ("ulp latency": the storage
+behind it), and from the answer to the completion of the response ("net
+latency": the transport). Where that file is, show prints their p50, p99
+and max since the counters were last reset; where it cannot be read (not
+root), "-" with the reason; where there is none, nothing. Percentiles are
+estimated from log2 buckets (linear inside a bucket, never above the max).
+
 Exit status 3 if there is no such session.
 )TXT";
 
@@ -76,6 +85,11 @@ and prints a table of the rates between successive samples:
   READS/S, WRITES/S      requests a second
   READ-B/S, WRITE-B/S    bytes a second, in binary units
   INFLIGHT               the current inflight count
+  ULP P50/P99/MAX        latency from arrival to the upper layer's answer:
+                         p50 and p99 of the requests of the interval, max
+                         since the last reset (see show; only where
+                         rtrs-server's debugfs latency files are)
+  NET P50/P99/MAX        the same from the answer to the response's completion
 
 The first table comes one interval after the start. "-" for a path that is
 new since the last sample (or reconnected under the same name), whose
@@ -83,6 +97,28 @@ counters were reset meanwhile, or whose counters cannot be read.
 On a terminal the screen is redrawn in place; otherwise (a pipe, a file)
 the tables follow each other, separated by an empty line. With --count N,
 stops after N tables; otherwise runs until interrupted (Ctrl-C).
+)TXT";
+
+constexpr const char* metrics_help = R"TXT(Usage: rtrs-srv metrics [--textfile DIR]
+
+Prints every path's counters and latency histograms in the Prometheus text
+format (HELP and TYPE lines; labels session and path):
+
+  rtrs_server_loaded                          1, or 0 without the class
+  rtrs_server_session_paths_up{session}       paths of the session that are up
+  rtrs_server_path_info{session,path,hca_name,hca_port,src_addr,dst_addr}  1
+  rtrs_server_path_reads_total{session,path}  and path_read_bytes_total,
+      path_writes_total, path_write_bytes_total: stats/rdma's counters
+  rtrs_server_path_inflight{session,path}     requests being served now
+  rtrs_server_path_ulp_latency_seconds        histograms (cumulative "le"
+  rtrs_server_path_transport_latency_seconds  buckets 2^i us), where
+                                              rtrs-server's debugfs has them
+
+With --textfile DIR, writes DIR/rtrs_server.prom instead (through a
+temporary file and a rename, so a reader never sees half of it), for
+node_exporter's textfile collector (Debian's reads
+/var/lib/prometheus/node-exporter). The module not loaded is no error:
+rtrs_server_loaded is 0 then. Latency needs root (debugfs).
 )TXT";
 
 constexpr const char* help_help = R"TXT(Usage: rtrs-srv help [COMMAND]
@@ -110,14 +146,18 @@ Commands:
   disconnect SESSION PATH     close one path (needs root)
   reset-stats SESSION [PATH]  zero the counters of a path, or of all paths
   watch [-i S] [-c N]         I/O rates every S seconds (default 1), N times
+  metrics [--textfile DIR]    Prometheus metrics, on stdout or in DIR
   help [COMMAND]              this text, or a command's
 
 Options (anywhere on the line, before a "--"):
   -j, --json             JSON output (list and show), one line
   -p, --pretty           indented JSON (implies --json)
       --sysfs-root DIR   read DIR instead of /sys/class/rtrs-server
+      --debugfs-root DIR read latency files in DIR instead of
+                         /sys/kernel/debug/rtrs-server
   -i, --interval S       watch: seconds between samples (default 1)
   -c, --count N          watch: stop after N tables
+      --textfile DIR     metrics: write DIR/rtrs_server.prom
   -h, --help             help of the tool, or of the command given
   -V, --version          print the version
 
@@ -128,6 +168,7 @@ Names are printed with control characters escaped ("\n", "\x1b").
 
 Environment:
   RTRS_SRV_SYSFS   the class folder, if --sysfs-root is not given
+  RTRS_SRV_DEBUGFS the debugfs folder, if --debugfs-root is not given
 
 Exit status:
   0  success
@@ -143,6 +184,7 @@ Examples:
   rtrs-srv disconnect "backup 1" ip:10.77.0.2@ip:10.77.0.1
   rtrs-srv reset-stats "backup 1"
   rtrs-srv watch --interval 0.5
+  rtrs-srv metrics --textfile /var/lib/prometheus/node-exporter
 
 See rtrs-srv COMMAND --help for each command, and rtrs-srv(8).
 )TXT";
@@ -154,6 +196,7 @@ std::optional<std::string> command(const std::string& name) {
     if (name == "disconnect") return disconnect_help;
     if (name == "reset-stats") return reset_help;
     if (name == "watch") return watch_help;
+    if (name == "metrics") return metrics_help;
     if (name == "help") return help_help;
     return std::nullopt;
 }

@@ -36,6 +36,28 @@ struct Stats {
     bool operator==(const Stats&) const = default;
 };
 
+// One latency histogram of the debugfs latency file (rtrs-server only):
+// buckets[i] counts requests that took [2^i, 2^(i+1)) microseconds (bucket
+// 0 also below 1 us, the last one everything above); count is their total.
+struct Histogram {
+    std::uint64_t count = 0;
+    std::uint64_t sum_us = 0;
+    std::uint64_t max_us = 0;
+    std::vector<std::uint64_t> buckets;
+
+    bool operator==(const Histogram&) const = default;
+};
+
+// /sys/kernel/debug/rtrs-server/<session>/<path>/latency: from a request's
+// arrival to the upper layer's answer (ulp), and from the answer to the
+// completion of the response (transport).
+struct Latency {
+    Histogram ulp;
+    Histogram transport;
+
+    bool operator==(const Latency&) const = default;
+};
+
 struct Path {
     std::string name;  // the directory name, "<src>@<dst>"
     Field<std::string> hca_name;
@@ -43,6 +65,9 @@ struct Path {
     Field<std::string> src_addr;  // the client's end
     Field<std::string> dst_addr;  // the server's own end
     Field<Stats> stats;
+    // Not in sysfs: debugfs, root's only. "missing" when there is no file
+    // (another server, no debugfs), else why it could not be read.
+    Field<Latency> latency;
 };
 
 struct Session {

@@ -76,4 +76,48 @@ std::optional<Stats> stats(std::string_view content) {
     return st;
 }
 
+std::optional<Latency> latency(std::string_view content) {
+    Latency out;
+    bool have_ulp = false, have_transport = false;
+    while (!content.empty()) {
+        auto nl = content.find('\n');
+        if (nl == content.npos) return std::nullopt;  // every line ends
+        std::string_view l = content.substr(0, nl);
+        content.remove_prefix(nl + 1);
+        if (!l.empty() && l.front() == '#') continue;
+        std::vector<std::string_view> words;
+        for (;;) {
+            auto sp = l.find(' ');
+            words.push_back(l.substr(0, sp));
+            if (sp == l.npos) break;
+            l.remove_prefix(sp + 1);
+        }
+        if (words.size() < 5 || words.size() > 4 + 64) return std::nullopt;
+        Histogram h;
+        std::uint64_t* head[] = {&h.count, &h.sum_us, &h.max_us};
+        for (int i = 0; i < 3; ++i) {
+            auto v = decimal(words[i + 1], UINT64_MAX);
+            if (!v) return std::nullopt;
+            *head[i] = *v;
+        }
+        std::uint64_t total = 0;
+        for (std::size_t i = 4; i < words.size(); ++i) {
+            auto v = decimal(words[i], UINT64_MAX);
+            if (!v || *v > UINT64_MAX - total) return std::nullopt;
+            total += *v;
+            h.buckets.push_back(*v);
+        }
+        if (total != h.count) return std::nullopt;
+        if (words[0] == "ulp") {
+            out.ulp = std::move(h);
+            have_ulp = true;
+        } else if (words[0] == "transport") {
+            out.transport = std::move(h);
+            have_transport = true;
+        }
+    }
+    if (!have_ulp || !have_transport) return std::nullopt;
+    return out;
+}
+
 }  // namespace rtrs_srv::parse

@@ -25,4 +25,10 @@ std::optional<std::uint64_t> number(std::string_view content,
 // inflight count, separated by single spaces, on one line.
 std::optional<Stats> stats(std::string_view content);
 
+// The debugfs latency file: lines beginning with '#' are comments; then
+// "<name> <count> <sum_us> <max_us> <bucket 0> ... <bucket N-1>" a line,
+// 1 <= N <= 64, count the buckets' total. Both "ulp" and "transport" must be
+// there; other names are skipped (for later additions).
+std::optional<Latency> latency(std::string_view content);
+
 }  // namespace rtrs_srv::parse

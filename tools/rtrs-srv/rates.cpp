@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "rates.h"
 
+#include "latency.h"
+
 #include <map>
 #include <utility>
 
@@ -17,9 +19,12 @@ std::optional<double> rate(std::uint64_t before, std::uint64_t now, double secon
 
 std::vector<PathRates> compute_rates(const Snapshot& prev, const Snapshot& cur, double seconds) {
     std::map<std::pair<std::string, std::string>, const Stats*> before;
+    std::map<std::pair<std::string, std::string>, const Latency*> lat_before;
     for (const auto& s : prev.sessions)
-        for (const auto& p : s.paths)
+        for (const auto& p : s.paths) {
             if (p.stats.value) before[{s.name, p.name}] = &*p.stats.value;
+            if (p.latency.value) lat_before[{s.name, p.name}] = &*p.latency.value;
+        }
 
     std::vector<PathRates> out;
     for (const auto& s : cur.sessions) {
@@ -28,6 +33,17 @@ std::vector<PathRates> compute_rates(const Snapshot& prev, const Snapshot& cur, 
             r.session = s.name;
             r.path = p.name;
             if (p.stats.value) r.inflight = p.stats.value->inflight;
+            if (p.latency.value) {
+                auto lb = lat_before.find({s.name, p.name});
+                Latency l = *p.latency.value;
+                if (lb != lat_before.end()) {
+                    l.ulp = latency::since(lb->second->ulp, l.ulp);
+                    l.transport = latency::since(lb->second->transport, l.transport);
+                }
+                r.latency = std::move(l);
+            } else if (!p.latency.problem.empty() && p.latency.problem != "missing") {
+                r.latency_problem = p.latency.problem;
+            }
             auto it = before.find({s.name, p.name});
             if (p.stats.value && it != before.end() && seconds > 0) {
                 const Stats& a = *it->second;

@@ -18,6 +18,12 @@ struct PathRates {
     // interval) or when stats/rdma could not be read in either sample.
     std::optional<double> reads, read_bytes, writes, write_bytes;
     std::optional<std::int64_t> inflight;  // the current value
+    // The latency histograms' requests of the interval (all of the current
+    // sample's for a new path or after a reset), with the max since the
+    // last reset; absent without a latency file. latency_problem: why the
+    // file could not be read (permission: debugfs is root's), else empty.
+    std::optional<Latency> latency;
+    std::string latency_problem;
 };
 
 // One entry per path of `cur`, in its order. `seconds` is the time between

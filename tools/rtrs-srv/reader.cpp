@@ -54,7 +54,7 @@ int Reader::list(const std::string& dir, std::vector<std::string>& names) const 
     return fsio::list_dir(dir, names);
 }
 
-int Reader::read_path(const std::string& dir, Path& p) const {
+int Reader::read_path(const std::string& session, const std::string& dir, Path& p) const {
     const auto& h = before_read;
     int errs[] = {
         read_field(fsio::join(dir, "hca_name"), p.hca_name, parse::line, h),
@@ -71,6 +71,10 @@ int Reader::read_path(const std::string& dir, Path& p) const {
     };
     for (int err : errs)
         if (gone_errno(err) && !fsio::is_dir(dir)) return ENOENT;
+    // Not ABI, and root's only: its absence or an error says nothing of the path.
+    if (!debugfs_root.empty())
+        read_field(fsio::join(fsio::join(fsio::join(debugfs_root, session), p.name), "latency"),
+                   p.latency, parse::latency, h);
     return 0;
 }
 
@@ -111,7 +115,7 @@ std::optional<Session> Reader::read_session(const std::string& name) const {
         if (!fsio::is_dir(dir)) continue;
         Path p;
         p.name = pname;
-        if (read_path(dir, p) == ENOENT) continue;  // went away while read
+        if (read_path(name, dir, p) == ENOENT) continue;  // went away while read
         s.paths.push_back(std::move(p));
     }
     // The session's device is deleted after its last path: if it is gone

@@ -14,12 +14,17 @@
 namespace rtrs_srv {
 
 inline constexpr const char* default_sysfs_root = "/sys/class/rtrs-server";
+// Where rtrs-server keeps what is not ABI (the latency histograms).
+inline constexpr const char* default_debugfs_root = "/sys/kernel/debug/rtrs-server";
 
 class Reader {
 public:
     explicit Reader(std::string root) : root_(std::move(root)) {}
 
     const std::string& root() const { return root_; }
+
+    // <debugfs_root>/<session>/<path>/latency is read into Path::latency.
+    std::string debugfs_root = default_debugfs_root;
 
     // Every session. 0, or the errno of listing the class folder itself
     // (ENOENT: the module is not loaded).
@@ -45,7 +50,7 @@ private:
     int hook(const std::string& p) const { return before_read ? before_read(p) : 0; }
     int list(const std::string& dir, std::vector<std::string>& names) const;
     // 0 with the path read, or ENOENT when it went away.
-    int read_path(const std::string& dir, Path& out) const;
+    int read_path(const std::string& session, const std::string& dir, Path& out) const;
 
     std::string root_;
 };

@@ -36,10 +36,11 @@ check() {
 	fi
 }
 export RTRS_SRV_SYSFS=$root
-check "rtrs-srv " list show disconnect reset-stats watch help
+check "rtrs-srv " list show disconnect reset-stats watch metrics help
 check "rtrs-srv re" reset-stats
 check "rtrs-srv -j l" list
-check "rtrs-srv --" --json --pretty --sysfs-root --help --version
+check "rtrs-srv --" --json --pretty --sysfs-root --debugfs-root --help --version
+check "rtrs-srv metrics --t" --textfile
 check "rtrs-srv watch --i" --interval
 check "rtrs-srv watch -i 1 --c" --count
 check "rtrs-srv help d" disconnect

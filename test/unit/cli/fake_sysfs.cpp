@@ -35,6 +35,13 @@ FakeSysfs::~FakeSysfs() {
     fs::remove_all(base_, ec);
 }
 
+void FakeSysfs::add_latency(const std::string& session, const std::string& path,
+                            const std::string& content) const {
+    std::string dir = debugfs_root() + "/" + session + "/" + path;
+    fs::create_directories(dir);
+    std::ofstream(dir + "/latency") << content;
+}
+
 std::string FakeSysfs::session_dir(const std::string& name) const {
     return (layout_ == Layout::links ? devices_ : root_) + "/" + name;
 }

@@ -58,6 +58,12 @@ public:
     std::string session_dir(const std::string& name) const;  // the real one
     std::string path_dir(const std::string& session, const std::string& path) const;
 
+    // The fake debugfs folder of rtrs-server (what --debugfs-root takes).
+    std::string debugfs_root() const { return base_ + "/debug/rtrs-server"; }
+    // <debugfs_root>/<session>/<path>/latency with this content.
+    void add_latency(const std::string& session, const std::string& path,
+                     const std::string& content) const;
+
     // Removes the class folder itself, as unloading the module does.
     void remove_class() const;
 

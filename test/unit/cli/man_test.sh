@@ -15,8 +15,9 @@ if [ -n "$warnings" ]; then
 	fails=$((fails + 1))
 fi
 text=$(MANWIDTH=200 groff -man -Tutf8 -rLL=200n "$page" 2>/dev/null | sed 's/.\x08//g')
-for word in list show disconnect reset-stats watch help \
-	--json --pretty --sysfs-root --interval --count --help --version RTRS_SRV_SYSFS; do
+for word in list show disconnect reset-stats watch metrics help \
+	--json --pretty --sysfs-root --debugfs-root --textfile --interval --count --help --version \
+	RTRS_SRV_SYSFS RTRS_SRV_DEBUGFS; do
 	"$bin" --help | grep -q -- "$word" || { echo "FAIL: --help lacks $word"; fails=$((fails + 1)); }
 	printf '%s\n' "$text" | grep -q -- "$word" || { echo "FAIL: the man page lacks $word"; fails=$((fails + 1)); }
 done

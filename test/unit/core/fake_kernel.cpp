@@ -227,6 +227,23 @@ std::uint8_t* Kernel::cpu_of(std::uint64_t addr, std::uint32_t len) {
     return static_cast<std::uint8_t*>(it->second.cpu) + (addr - it->first);
 }
 
+std::string Kernel::debugfs_latency(const std::string& sess, const std::string& path) {
+    for (auto& d : debugfs)
+        if (d->live && d->sess && d->sess->name == sess && d->name == path) {
+            char buf[4096];
+            int n = rtrs_core_path_show(d->core_path, RTRS_CORE_ATTR_LATENCY, buf, sizeof(buf));
+            return std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+        }
+    return "";
+}
+
+std::vector<Trace> Kernel::traces_named(const std::string& name) const {
+    std::vector<Trace> out;
+    for (auto& t : traces)
+        if (t.name == name) out.push_back(t);
+    return out;
+}
+
 std::vector<std::string> Kernel::leftovers() const {
     std::vector<std::string> out;
     for (auto& l : locks)
@@ -245,6 +262,8 @@ std::vector<std::string> Kernel::leftovers() const {
         if (s->live) out.push_back("sysfs session " + s->name);
     for (auto& p : sysfs_paths)
         if (p->live) out.push_back("sysfs path " + p->name);
+    for (auto& d : debugfs)
+        if (d->live) out.push_back("debugfs folder " + d->name);
     for (auto& c : chunks) out.push_back("chunk of " + std::to_string(c.second) + " bytes");
     for (auto& d : dma)
         out.push_back(std::string(d.second.chunk ? "DMA mapping of a chunk, " : "message buffer, ") +
@@ -312,6 +331,9 @@ void rtrs_env_lock_release(rtrs_env_lock* lock) {
 }
 
 std::uint64_t rtrs_env_now_ms(void) { return k().now; }
+std::uint64_t rtrs_env_now_ns(void) {
+    return k().now * 1000000ull + static_cast<std::uint64_t>(k().ns_skew);
+}
 
 rtrs_env_work* rtrs_env_work_new(void* owner, unsigned int kind) {
     if (kind >= 8) k().violation("a work kind of 8 or more (the glue has 8 lockdep classes)");
@@ -721,5 +743,109 @@ void rtrs_env_sysfs_path_del(rtrs_env_sysfs_path* path) {
 }
 
 void rtrs_env_log_ratelimited(int level, const char* msg) { rtrs_env_log(level, msg); }
+
+// debugfs: optional (NULL when absent), removed before its path goes, as sysfs.
+rtrs_env_debugfs_sess* rtrs_env_debugfs_sess_add(const char* name) {
+    fake::might_sleep("creating a debugfs folder");
+    if (k().debugfs_absent) return nullptr;
+    for (auto& d : k().debugfs)
+        if (d->live && !d->sess && d->name == name)
+            k().violation(std::string("two debugfs sessions named ") + name);
+    auto d = std::make_unique<fake::Debugfs>();
+    d->name = name;
+    auto* p = d.get();
+    k().debugfs.push_back(std::move(d));
+    return reinterpret_cast<rtrs_env_debugfs_sess*>(p);
+}
+
+void rtrs_env_debugfs_sess_del(rtrs_env_debugfs_sess* sess) {
+    if (!sess) return;
+    fake::might_sleep("removing a debugfs folder");
+    auto* d = reinterpret_cast<fake::Debugfs*>(sess);
+    if (!d->live) k().violation("a debugfs session removed twice");
+    if (d->paths) k().violation("a debugfs session removed before its paths");
+    d->live = false;
+}
+
+rtrs_env_debugfs_path* rtrs_env_debugfs_path_add(rtrs_env_debugfs_sess* sess, const char* name,
+                                                 void* core_path) {
+    fake::might_sleep("creating a debugfs file");
+    if (!sess || k().debugfs_absent) return nullptr;
+    auto* s = reinterpret_cast<fake::Debugfs*>(sess);
+    if (!s->live) k().violation("a debugfs path added to a removed session");
+    for (auto& d : k().debugfs)
+        if (d->live && d->sess == s && d->name == name)
+            k().violation(std::string("two debugfs paths named ") + name);
+    auto d = std::make_unique<fake::Debugfs>();
+    d->name = name;
+    d->sess = s;
+    d->core_path = core_path;
+    s->paths++;
+    auto* p = d.get();
+    k().debugfs.push_back(std::move(d));
+    return reinterpret_cast<rtrs_env_debugfs_path*>(p);
+}
+
+void rtrs_env_debugfs_path_del(rtrs_env_debugfs_path* path) {
+    if (!path) return;
+    fake::might_sleep("removing a debugfs file");
+    auto* d = reinterpret_cast<fake::Debugfs*>(path);
+    if (!d->live) k().violation("a debugfs path removed twice");
+    d->live = false;
+    d->sess->paths--;
+}
+
+namespace {
+fake::Trace& trace(const char* name) {
+    k().traces.push_back({});
+    k().traces.back().name = name;
+    return k().traces.back();
+}
+}  // namespace
+
+void rtrs_env_trace_sess_up(const char* sess) { trace("sess_up").sess = sess; }
+void rtrs_env_trace_sess_down(const char* sess, int reason, const char* why) {
+    auto& t = trace("sess_down");
+    t.sess = sess;
+    t.reason = reason;
+    t.why = why;
+}
+void rtrs_env_trace_path_up(const char* sess, const char* path) {
+    auto& t = trace("path_up");
+    t.sess = sess;
+    t.path = path;
+}
+void rtrs_env_trace_path_down(const char* sess, const char* path, int reason, const char* why,
+                              int was_up) {
+    auto& t = trace("path_down");
+    t.sess = sess;
+    t.path = path;
+    t.reason = reason;
+    t.why = why;
+    t.was_up = was_up;
+}
+void rtrs_env_trace_conn_refused(const char* peer, int err, const char* why) {
+    auto& t = trace("conn_refused");
+    t.path = peer;
+    t.err = err;
+    t.why = why;
+}
+void rtrs_env_trace_io_error(const char* sess, const char* path, std::uint32_t chunk, int err,
+                             int is_read) {
+    auto& t = trace("io_error");
+    t.sess = sess;
+    t.path = path;
+    t.chunk = chunk;
+    t.err = err;
+    t.is_read = is_read;
+}
+void rtrs_env_trace_hb_miss(const char* sess, const char* path, std::uint32_t missed,
+                            std::uint32_t max) {
+    auto& t = trace("hb_miss");
+    t.sess = sess;
+    t.path = path;
+    t.missed = missed;
+    t.max = max;
+}
 
 }  // extern "C"

@@ -112,6 +112,23 @@ struct SysfsPath {
     bool live = true;
 };
 
+// A session's or a path's debugfs folder (with its latency file).
+struct Debugfs {
+    std::string name;
+    Debugfs* sess = nullptr;  // a path's session folder
+    void* core_path = nullptr;
+    bool live = true;
+    int paths = 0;
+};
+
+// One trace event, as "name field=value ...".
+struct Trace {
+    std::string name;
+    std::string sess, path, why;
+    int reason = 0, err = 0, was_up = 0, is_read = 0;
+    std::uint32_t chunk = 0, missed = 0, max = 0;
+};
+
 struct Ulp {
     // What the ULP does; the defaults accept everything and answer nothing
     // (the test answers requests itself).
@@ -138,6 +155,10 @@ public:
     long failure_points = 0; // how many were passed so far
     bool failed = false;     // whether fail_at was hit
     std::uint64_t now = 1000000;
+    // rtrs_env_now_ns() is now * 10^6 + ns_skew (set it to make the clock
+    // go backwards, or jump).
+    std::int64_t ns_skew = 0;
+    bool debugfs_absent = false;  // as with debugfs disabled: every add says NULL
     std::uint64_t total_ram = 2ull << 30;
     rtrs_env_dev_attrs dev_attrs{};  // what every device says of itself
     Ulp ulp;
@@ -159,6 +180,8 @@ public:
     std::vector<std::unique_ptr<Con>> cons;
     std::vector<std::unique_ptr<SysfsSess>> sysfs_sess;
     std::vector<std::unique_ptr<SysfsPath>> sysfs_paths;
+    std::vector<std::unique_ptr<Debugfs>> debugfs;
+    std::vector<Trace> traces;
     std::map<void*, std::uint32_t> chunks;  // live chunk -> size
     struct Region {
         void* cpu;
@@ -213,6 +236,10 @@ public:
     // when it is not all inside one (what a client's RDMA to a region that
     // is gone would meet).
     std::uint8_t* cpu_of(std::uint64_t addr, std::uint32_t len);
+
+    // The text of a path's live debugfs latency file ("" without one).
+    std::string debugfs_latency(const std::string& sess, const std::string& path);
+    std::vector<Trace> traces_named(const std::string& name) const;
 
     // --- checks ---
     // What is still allocated / live / registered, one line each.
