@@ -190,6 +190,10 @@ struct IoCmdConfig {
     bool verify_zero = false;
     bool need_inval = false;
     long hold = 0;
+    // Seconds after which no new request is issued (0: none); the counts
+    // are then upper bounds.
+    long duration = 0;
+    uint8_t ack_timeout = 0;  // see PathConfig::ack_timeout
     bool verbose = true;
 };
 

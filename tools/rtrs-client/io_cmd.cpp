@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "io.h"
@@ -23,11 +24,9 @@ constexpr unsigned kMaxReported = 10;
 class IoRun {
 public:
     IoRun(const IoCmdConfig& cfg, Path& path, IoEngine& eng) : cfg_(cfg), path_(path), eng_(eng) {
-        // Writes and reads alternate while both last.
-        for (uint32_t i = 0; i < cfg.reads || i < cfg.writes; ++i) {
-            if (i < cfg.writes) ops_.push_back(false);
-            if (i < cfg.reads) ops_.push_back(true);
-        }
+        total_ = size_t{cfg.reads} + cfg.writes;
+        if (cfg.duration > 0)
+            deadline_ = Clock::now() + std::chrono::seconds(cfg.duration);
         chunk_used_.assign(eng.queue_depth(), false);
         slot_op_.assign(eng.slots(), {});
         eng.on_done = [this](unsigned slot, const IoOutcome& out) { done(slot, out); };
@@ -35,12 +34,16 @@ public:
 
     // Fills the free slots with the next requests.
     void submit() {
-        while (fatal_.ok() && next_ < ops_.size()) {
+        while (fatal_.ok() && next_ < total_) {
+            if (deadline_ && Clock::now() >= *deadline_) {
+                total_ = next_;  // --duration: no more requests
+                return;
+            }
             const int slot = free_slot();
             if (slot < 0) return;
             const uint32_t chunk = free_chunk();
             if (chunk == UINT32_MAX) return;  // cannot happen: slots <= queue depth
-            const bool read = ops_[next_];
+            const bool read = is_read(next_);
             const uint16_t cid = static_cast<uint16_t>(1 + rr_++ % (cfg_.cons - 1));
             Status s = read ? eng_.post_read(slot, cid, chunk, cfg_.size, cfg_.usr_len)
                             : eng_.post_write(slot, cid, chunk, cfg_.size, cfg_.usr_len, next_);
@@ -57,7 +60,9 @@ public:
     }
 
     bool finished() const {
-        return !fatal_.ok() || (next_ == ops_.size() && eng_.busy_count() == 0);
+        return !fatal_.ok() ||
+               ((next_ == total_ || (deadline_ && Clock::now() >= *deadline_)) &&
+                eng_.busy_count() == 0);
     }
     unsigned long completed() const { return reads_ + writes_; }
     const Status& fatal() const { return fatal_; }
@@ -122,10 +127,18 @@ private:
         submit();
     }
 
+    // Writes and reads alternate while both last, then the rest of the
+    // more numerous kind: request n is a read if...
+    bool is_read(size_t n) const {
+        const size_t both = 2 * size_t{cfg_.reads < cfg_.writes ? cfg_.reads : cfg_.writes};
+        return n < both ? n % 2 == 1 : cfg_.reads > cfg_.writes;
+    }
+
     const IoCmdConfig& cfg_;
     Path& path_;
     IoEngine& eng_;
-    std::vector<bool> ops_;  // true: read
+    size_t total_ = 0;
+    std::optional<Clock::time_point> deadline_;  // --duration
     size_t next_ = 0;
     unsigned rr_ = 0;
     std::vector<bool> chunk_used_;
@@ -158,6 +171,7 @@ Status run_io(const IoCmdConfig& cfg) {
     sc.cons = cfg.cons;
     sc.verbose = cfg.verbose;
     sc.io_depth = cfg.depth;
+    sc.ack_timeout = cfg.ack_timeout;
     Session session(*loop.value(), sc);
     Status st = session.open();
     if (!st.ok()) {

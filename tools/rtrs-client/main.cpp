@@ -33,11 +33,12 @@ void usage(FILE* out) {
                  "                      [--no-heartbeat] [--quiet]\n"
                  "                      [--paths-uuid UUID] [--path-uuid UUID (after its --server)]\n"
                  "                      [--no-info | --only-cons K] [--cycles N | --sessions K]\n"
-                 "                      [--retry-for SECONDS]\n"
+                 "                      [--retry-for SECONDS] [--ack-timeout N]\n"
                  "  rtrs-client io --session NAME --server ADDR [--src ADDR] [--server ADDR [--src ADDR]]...\n"
                  "                 [--port 1234]\n"
                  "                 [--cons M] --reads N --writes N --size BYTES [--usr-len U]\n"
                  "                 [--qd D] [--verify-zero] [--need-inval] [--hold SECONDS]\n"
+                 "                 [--duration SECONDS] [--ack-timeout N]\n"
                  "                 [--quiet]\n"
                  "  rtrs-client bad CASE --server ADDR [--src ADDR] [--port 1234] [--session NAME] "
                  "[--hold SECONDS] [--quiet]\n"
@@ -87,7 +88,8 @@ struct Args {
     std::optional<wire::Uuid> paths_uuid;
     std::vector<std::pair<size_t, wire::Uuid>> path_uuids;  // (path index, uuid)
     bool no_info = false;
-    unsigned long only_cons = 0, cycles = 1, sessions = 1, retry_for = 0;
+    unsigned long only_cons = 0, cycles = 1, sessions = 1, retry_for = 0, duration = 0;
+    unsigned long ack_timeout = 0;
 };
 
 int parse(int argc, char** argv, Args* a) {
@@ -157,6 +159,12 @@ int parse(int argc, char** argv, Args* a) {
             if (!parse_uint(v, 4096, &n) || n == 0) return usage_error("--only-cons must be 1..4096");
             a->only_cons = n;
             a->no_info = true;
+        } else if (opt == "--ack-timeout") {
+            if (!parse_uint(v, 31, &n) || n == 0) return usage_error("--ack-timeout must be 1..31");
+            a->ack_timeout = n;
+        } else if (opt == "--duration") {
+            if (!parse_uint(v, 86400 * 365, &n) || n == 0) return usage_error("bad --duration");
+            a->duration = n;
         } else if (opt == "--retry-for") {
             if (!parse_uint(v, 86400, &n)) return usage_error("bad --retry-for");
             a->retry_for = n;
@@ -223,6 +231,7 @@ int connect_cycles(const Args& a, rc::Loop& loop, const rc::SessionConfig& cfg) 
 }
 
 int cmd_connect(const Args& a) {
+    if (a.duration) return usage_error("--duration is an option of io");
     if (!a.session_given || a.session.empty()) return usage_error("connect needs --session NAME");
     if (a.servers.empty()) return usage_error("connect needs --server ADDR");
     if (a.paths && a.paths != a.servers.size())
@@ -248,6 +257,7 @@ int cmd_connect(const Args& a) {
     cfg.verbose = !a.quiet;
     cfg.paths_uuid = a.paths_uuid;
     cfg.no_info = a.no_info;
+    cfg.ack_timeout = static_cast<uint8_t>(a.ack_timeout);
     cfg.only_cons = static_cast<uint16_t>(a.only_cons);
     for (const auto& s : a.servers) {
         auto dst = rc::parse_addr(s);
@@ -290,7 +300,7 @@ int cmd_connect(const Args& a) {
             if (!a.quiet) std::fprintf(stderr, "attempt %u: %s; retrying\n", attempts, s.msg().c_str());
             sessions.back()->close();
             sessions.pop_back();
-            if (rc::Status w = loop.value()->run_for(200); !w.ok()) break;
+            if (rc::Status w = loop.value()->run_for(500); !w.ok()) break;
             sessions.push_back(std::make_unique<rc::Session>(*loop.value(), c));
             s = sessions.back()->open();
             ++attempts;
@@ -348,6 +358,7 @@ int one_path_addrs(const Args& a, rc::Addr* dst, std::optional<rc::Addr>* src) {
 
 // The options only connect takes.
 int connect_only(const Args& a) {
+    if (a.duration && a.cmd != "io") return usage_error("--duration is an option of io");
     if (a.paths_uuid || !a.path_uuids.empty() || a.no_info || a.cycles > 1 || a.sessions > 1)
         return usage_error("--paths-uuid, --path-uuid, --no-info, --only-cons, --cycles and "
                            "--sessions are options of connect");
@@ -388,6 +399,8 @@ int cmd_io(const Args& a) {
     cfg.verify_zero = a.verify_zero;
     cfg.need_inval = a.need_inval;
     cfg.hold = a.hold < 0 ? 0 : a.hold;
+    cfg.duration = static_cast<long>(a.duration);
+    cfg.ack_timeout = static_cast<uint8_t>(a.ack_timeout);
     cfg.verbose = !a.quiet;
     rc::Status s = rc::run_io(cfg);
     if (!s.ok()) {

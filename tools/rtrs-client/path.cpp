@@ -60,6 +60,9 @@ Status Con::start(std::vector<uint8_t> private_data) {
     int one = 1;
     if (rdma_set_option(id_.get(), RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &one, sizeof(one)))
         return sys_error(errno, "rdma_set_option(REUSEADDR)");
+    if (uint8_t t = path_.cfg_.ack_timeout;
+        t && rdma_set_option(id_.get(), RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t)))
+        return sys_error(errno, "rdma_set_option(ACK_TIMEOUT)");
     Addr dst = path_.cfg_.dst;
     dst.set_port(path_.cfg_.port);
     std::optional<Addr> src = path_.cfg_.src;

@@ -45,6 +45,11 @@ struct PathConfig {
     // and the receives of the connections: every request may bring two
     // receives (a send with invalidate and the response).
     uint32_t io_depth = 0;
+    // The local ACK timeout of the connections (4.096 us * 2^N, 1..31; 0:
+    // the CM's default). Over RoCE it also sets the packet life time the
+    // connection request announces, from which the server's QP takes its
+    // own ACK timeout (at least the device's ACK delay: 134 ms on rxe).
+    uint8_t ack_timeout = 0;
 };
 
 // How the server answered one connection request.

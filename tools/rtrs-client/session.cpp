@@ -29,6 +29,7 @@ Status Session::open() {
         pc.send_hb = cfg_.heartbeat;
         pc.verbose = cfg_.verbose;
         pc.io_depth = cfg_.io_depth;
+        pc.ack_timeout = cfg_.ack_timeout;
         paths_.push_back(std::make_unique<Path>(loop_, pc));
         if (cfg_.verbose)
             std::fprintf(

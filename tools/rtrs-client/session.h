@@ -28,6 +28,7 @@ struct SessionConfig {
     bool heartbeat = true;
     bool verbose = true;
     uint32_t io_depth = 0;  // see PathConfig::io_depth
+    uint8_t ack_timeout = 0;  // see PathConfig::ack_timeout
     std::optional<wire::Uuid> paths_uuid;  // the session's; random if not given
     // A handshake that stops half-way: each path makes only its first
     // only_cons connections (0: all of them) and sends no info request.
