@@ -3,7 +3,7 @@
 # Checks a built rtrs-server.ko against its kernel without loading it:
 #  - every undefined symbol is exported by that kernel (Module.symvers), so
 #    nothing of libstdc++, libgcc or the C++ ABI slipped in;
-#  - modinfo shows license, description, version and the three parameters;
+#  - modinfo shows license, description, version and the four parameters;
 #  - it exports the six rtrs_srv_* functions and nothing else.
 # Usage: check-module.sh KVER KO
 set -eu
@@ -29,7 +29,7 @@ for field in license description version vermagic; do
 done
 printf '%s\n' "$info" | grep -q "^license: *GPL$" || { echo "FAIL: license is not GPL" >&2; fail=1; }
 printf '%s\n' "$info" | grep -q "^vermagic: *$kver " || { echo "FAIL: vermagic is not $kver" >&2; fail=1; }
-for p in always_invalidate:bool max_chunk_size:int sess_queue_depth:int; do
+for p in always_invalidate:bool max_chunk_size:int sess_queue_depth:int max_chunk_mem_mb:uint; do
 	name=${p%%:*} type=${p#*:}
 	if printf '%s\n' "$info" | grep -Eq "^parm: *$name:.+ \($type\)$"; then
 		echo "ok: parameter $name ($type) is described"

@@ -22,6 +22,7 @@ packages="
 	libibverbs-dev librdmacm-dev
 	iproute2 procps fio dmsetup
 	googletest libgtest-dev libgmock-dev
+	clang libclang-rt-14-dev
 	dkms dh-dkms debhelper dpkg-dev lintian python3
 "
 missing=""

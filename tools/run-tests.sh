@@ -4,7 +4,17 @@
 # target kernels (6.1 and 6.12) the module build, its symbol check and the
 # guest tests. Installs what it needs first (as root, with apt).
 # The last line is ctest's summary.
+#
+# tools/run-tests.sh --extended [CTEST ARGS]: also the demo and the package
+# test on every kernel, and the fault suites' long soaks (RTRS_FAULT_LONG):
+# not for CI's time budget.
 set -euo pipefail
+extended=OFF
+if [ "${1:-}" = --extended ]; then
+	extended=ON
+	export RTRS_FAULT_LONG=1
+	shift
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 build=${RTRS_BUILD_DIR:-$top/build}
@@ -26,7 +36,8 @@ kernels=$(tools/kernels.sh --require | paste -sd';')
 echo "== kernels under test: ${kernels//;/ }"
 
 echo "== configuring and building in $build"
-cmake -S "$top" -B "$build" -DRTRS_KERNELS="$kernels" -DRTRS_GUEST_TESTS=ON
+cmake -S "$top" -B "$build" -DRTRS_KERNELS="$kernels" -DRTRS_GUEST_TESTS=ON \
+	-DRTRS_EXTENDED_TESTS=$extended
 cmake --build "$build" -j"$(nproc)"
 
 echo "== running the tests"

@@ -84,9 +84,15 @@ rt::usize format_addr(const rtrs_core_addr& a, char* buf, rt::usize cap) {
     return out.len();
 }
 
+// As the names tell them apart: an unknown family has no address bytes.
 bool same_addr(const rtrs_core_addr& a, const rtrs_core_addr& b) {
     if (a.family != b.family) return false;
-    const int n = a.family == RTRS_CORE_AF_INET ? 4 : 16;
+    int n = 0;
+    switch (a.family) {
+    case RTRS_CORE_AF_INET: n = 4; break;
+    case RTRS_CORE_AF_INET6:
+    case RTRS_CORE_AF_IB: n = 16; break;
+    }
     for (int i = 0; i < n; ++i)
         if (a.bytes[i] != b.bytes[i]) return false;
     return true;

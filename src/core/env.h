@@ -54,7 +54,8 @@ __UINT64_TYPE__ rtrs_env_now_ms(void);
  * A work item that calls rtrs_core_run_work(owner, kind) in process
  * context on the module's workqueue, after delay_ms. Queueing one that is
  * already pending does nothing (its earlier time stands). Queueing: any
- * context.
+ * context. kind is below 8: each kind is a lockdep class of its own, so
+ * that a work may wait for the work of another kind.
  */
 struct rtrs_env_work;
 struct rtrs_env_work *rtrs_env_work_new(void *owner, unsigned int kind);

@@ -35,6 +35,7 @@ void exit_module() {
 Module::~Module() {
     if (!servers_.empty()) rtrs_env_warn("rtrs core: module exit with servers open");
     if (!devices_.empty()) rtrs_env_warn("rtrs core: module exit with devices in use");
+    if (!named_.empty()) rtrs_env_warn("rtrs core: module exit with sessions named");
     if (lock_) rtrs_env_lock_free(lock_);
 }
 
@@ -128,6 +129,22 @@ void Module::release_chunk_mem(rt::u64 bytes) {
 rt::u64 Module::chunk_mem_used() {
     Guard g(lock_);
     return chunk_mem_used_;
+}
+
+// --- session names -----------------------------------------------------------------
+
+bool Module::claim_name(Session& s, rt::Bytes name) {
+    Guard g(lock_);
+    for (Session& other : named_)
+        if (&other != &s && other.has_name(name)) return false;
+    s.set_name_locked(name);
+    named_.push_back(s);
+    return true;
+}
+
+void Module::release_name(Session& s) {
+    Guard g(lock_);
+    named_.remove(s);
 }
 
 // --- servers ---------------------------------------------------------------------

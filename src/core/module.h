@@ -7,6 +7,7 @@
 #include "core/config.h"
 #include "core/device.h"
 #include "core/env.h"
+#include "core/session.h"
 #include "rt/list.h"
 #include "rt/refcount.h"
 #include "rt/result.h"
@@ -14,6 +15,8 @@
 namespace core {
 
 class Server;
+class Session;
+struct NamedTag;
 
 class Module {
 public:
@@ -31,6 +34,12 @@ public:
     void release_chunk_mem(rt::u64 bytes);
     rt::u64 chunk_mem_used();
 
+    // Gives s the name unless another session (of any server: they share
+    // the class folder) has it; false when taken. Under s's server lock.
+    bool claim_name(Session& s, rt::Bytes name);
+    // A named session going away gives its name back.
+    void release_name(Session& s);
+
     void add_server(Server& s);
     void remove_server(Server& s);
     // Closes every path on ib_dev and waits until the device is released.
@@ -44,6 +53,7 @@ private:
     rtrs_env_lock* lock_ = nullptr;  // MODULE: all below
     rt::List<Server> servers_;
     rt::List<Device> devices_;
+    rt::List<Session, NamedTag> named_;
     rt::u64 chunk_mem_used_ = 0;
 };
 

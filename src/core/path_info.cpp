@@ -17,7 +17,15 @@ namespace core {
 void Path::on_info_recv(Connection& c, const rtrs_core_wc& wc) {
     {
         Guard g(io_lock_);
-        if (state_ != PathState::Connecting) return;  // closing
+        if (state_ == PathState::Up) {
+            // Past the handshake only immediates come: a message would eat
+            // a receive that is never posted again.
+            Log(kErr, true).put(name_).put(": a message on connection ").dec(rt::u64{c.cid()})
+                .put(" of a path that is up; closing the path");
+            close_locked(CloseReason::Protocol);
+            return;
+        }
+        if (state_ != PathState::Connecting) return;  // joining or closing
         if (c.cid() != 0 || info_received_) {
             Log(kErr, true).put(name_).put(": a message on connection ").dec(rt::u64{c.cid()})
                 .put(" that is not the info request; closing the path");
@@ -61,25 +69,19 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
             return false;
         }
     }
-    Server& srv = server();
-    if (srv.find_by_name_locked(name, sess_)) {
-        Log l(kErr, true);
-        l.put(name_).put(": session name '");
-        for (rt::u8 ch : name) l.put(static_cast<char>(ch));
-        l.put("' is taken by another session");
-        return false;
-    }
     if (!sess_->named()) {
-        sess_->set_name_locked(name);
-    } else {
-        const char* have = sess_->name();
-        rt::usize i = 0;
-        while (i < name.size() && have[i] == static_cast<char>(name.data()[i])) ++i;
-        if (i != name.size() || have[i] != '\0') {
-            Log(kErr, true).put(name_).put(": the path names another session than the one it joined ('")
-                .put(have).put("')");
+        // Names are the class folder's: unique among every server's sessions.
+        if (!module()->claim_name(*sess_, name)) {
+            Log l(kErr, true);
+            l.put(name_).put(": session name '");
+            for (rt::u8 ch : name) l.put(static_cast<char>(ch));
+            l.put("' is taken by another session");
             return false;
         }
+    } else if (!sess_->has_name(name)) {
+        Log(kErr, true).put(name_).put(": the path names another session than the one it joined ('")
+            .put(sess_->name()).put("')");
+        return false;
     }
 
     *reason = CloseReason::SetupFailed;

@@ -70,16 +70,6 @@ Session* Server::find_session_locked(const wire::Uuid& paths_uuid) {
     return nullptr;
 }
 
-Session* Server::find_by_name_locked(rt::Bytes name, const Session* self) {
-    for (Session& s : sessions_) {
-        if (&s == self || !s.named()) continue;
-        const char* n = s.name();
-        rt::usize i = 0;
-        while (i < name.size() && n[i] == static_cast<char>(name.data()[i])) ++i;
-        if (i == name.size() && n[i] == '\0') return &s;
-    }
-    return nullptr;
-}
 
 // --- connection requests ---------------------------------------------------------
 

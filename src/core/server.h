@@ -29,8 +29,6 @@ public:
 
     // Under lock(): a session whose last path is gone.
     void free_session_locked(Session& s);
-    // Under lock(): the session of that name other than `self`, if any.
-    Session* find_by_name_locked(rt::Bytes name, const Session* self);
 
     ~Server();
     Server(rtrs_env_ulp* ulp, rt::u16 port) : ulp_(ulp), port_(port) {}

@@ -52,8 +52,15 @@ Session::~Session() {
     for (void* c : chunks_)
         if (c) rtrs_env_chunk_free(c, chunk_size_);
     if (charged_) module()->release_chunk_mem(charged_);
+    if (named()) module()->release_name(*this);
     if (sysfs) rtrs_env_warn("rtrs core: session freed while in sysfs");
     if (ev_lock_) rtrs_env_lock_free(ev_lock_);
+}
+
+bool Session::has_name(rt::Bytes name) const {
+    rt::usize i = 0;
+    while (i < name.size() && name_[i] == static_cast<char>(name.data()[i])) ++i;
+    return i == name.size() && name_[i] == '\0';
 }
 
 void Session::set_name_locked(rt::Bytes name) {

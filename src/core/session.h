@@ -18,8 +18,9 @@ namespace core {
 class Path;
 class Server;
 struct SessionPathsTag;
+struct NamedTag;
 
-class Session : public rt::ListLink<> {
+class Session : public rt::ListLink<>, public rt::ListLink<NamedTag> {
 public:
     // A session with its chunks, charged to the memory budget. ENOMEM with
     // the reason in why when the budget or the machine's memory is short.
@@ -34,9 +35,11 @@ public:
     rt::u32 chunk_size() const { return chunk_size_; }
     void* chunk(rt::u32 id) const { return chunks_[id]; }
 
-    // The name the first info request gave; empty before.
+    // The name the first info request gave (Module::claim_name); empty
+    // before. It does not change after.
     const char* name() const { return name_; }
     bool named() const { return name_[0] != '\0'; }
+    bool has_name(rt::Bytes name) const;
     void set_name_locked(rt::Bytes name);
 
     // The ULP's.

@@ -178,13 +178,34 @@ static void rtrs_env_work_fn(struct work_struct *work)
 	rtrs_core_run_work(w->owner, w->kind);
 }
 
+/*
+ * One lockdep class per kind of work: a work that waits for another kind
+ * (a path's teardown cancels its info exchange and its timer) is then no
+ * "recursive locking" in lockdep's eyes, as it would be with one class.
+ */
+#define RTRS_GLUE_WORK_KINDS 8
+#ifdef CONFIG_LOCKDEP
+static struct lock_class_key rtrs_glue_work_keys[RTRS_GLUE_WORK_KINDS];
+static const char *const rtrs_glue_work_names[RTRS_GLUE_WORK_KINDS] = {
+	"rtrs_work_0", "rtrs_work_1", "rtrs_work_2", "rtrs_work_3",
+	"rtrs_work_4", "rtrs_work_5", "rtrs_work_6", "rtrs_work_7",
+};
+#endif
+
 struct rtrs_env_work *rtrs_env_work_new(void *owner, unsigned int kind)
 {
-	struct rtrs_env_work *w = kzalloc(sizeof(*w), GFP_KERNEL);
+	struct rtrs_env_work *w;
 
+	if (WARN_ON_ONCE(kind >= RTRS_GLUE_WORK_KINDS))
+		return NULL;
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return NULL;
 	INIT_DELAYED_WORK(&w->dw, rtrs_env_work_fn);
+#ifdef CONFIG_LOCKDEP
+	lockdep_init_map(&w->dw.work.lockdep_map, rtrs_glue_work_names[kind],
+			 &rtrs_glue_work_keys[kind], 0);
+#endif
 	w->owner = owner;
 	w->kind = kind;
 	return w;

@@ -20,10 +20,30 @@
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/wait_bit.h>
 #include <linux/version.h>
 
 #include "core/env.h"
 #include "kernel/glue.h"
+
+/*
+ * Our kobjects not yet released. Their releases are code of this module,
+ * and may run seconds after the last put (CONFIG_DEBUG_KOBJECT_RELEASE):
+ * the module's exit waits for them.
+ */
+static atomic_t rtrs_glue_sysfs_live = ATOMIC_INIT(0);
+
+static void rtrs_glue_sysfs_made(void)
+{
+	atomic_inc(&rtrs_glue_sysfs_live);
+}
+
+/* The last thing a release does. */
+static void rtrs_glue_sysfs_released(void)
+{
+	if (atomic_dec_and_test(&rtrs_glue_sysfs_live))
+		wake_up_var(&rtrs_glue_sysfs_live);
+}
 
 /*
  * Made by class_create(), not a static struct class: the class's release may
@@ -42,6 +62,7 @@ struct rtrs_env_sysfs_sess {
 static void rtrs_glue_sess_release(struct device *dev)
 {
 	kfree(container_of(dev, struct rtrs_env_sysfs_sess, dev));
+	rtrs_glue_sysfs_released();
 }
 
 noinline int rtrs_env_sysfs_sess_add(const char *name, struct rtrs_env_sysfs_sess **out)
@@ -54,6 +75,7 @@ noinline int rtrs_env_sysfs_sess_add(const char *name, struct rtrs_env_sysfs_ses
 	if (!s)
 		return -ENOMEM;
 	device_initialize(&s->dev);	/* from here on freed by its put */
+	rtrs_glue_sysfs_made();
 	s->dev.class = rtrs_glue_class;
 	s->dev.release = rtrs_glue_sess_release;
 	err = dev_set_name(&s->dev, "%s", name);
@@ -121,7 +143,7 @@ static ssize_t rtrs_glue_store(void *core_path, enum rtrs_core_path_attr attr, c
 {
 	int err = rtrs_core_path_store(core_path, attr, buf, count);
 
-	return err ? err : count;
+	return err < 0 ? err : count;
 }
 
 #define RTRS_GLUE_SHOW(name, attr)							\
@@ -178,11 +200,13 @@ ATTRIBUTE_GROUPS(rtrs_glue_stats);
 static void rtrs_glue_path_release(struct kobject *kobj)
 {
 	kfree(container_of(kobj, struct rtrs_env_sysfs_path, kobj));
+	rtrs_glue_sysfs_released();
 }
 
 static void rtrs_glue_stats_release(struct kobject *kobj)
 {
 	kfree(container_of(kobj, struct rtrs_glue_stats, kobj));
+	rtrs_glue_sysfs_released();
 }
 
 static struct kobj_type rtrs_glue_path_ktype = {
@@ -209,6 +233,7 @@ noinline int rtrs_env_sysfs_path_add(struct rtrs_env_sysfs_sess *s, const char *
 	if (!p)
 		return -ENOMEM;
 	p->core_path = core_path;
+	rtrs_glue_sysfs_made();
 	err = kobject_init_and_add(&p->kobj, &rtrs_glue_path_ktype, s->paths, "%s", name);
 	if (err)
 		goto put_path;
@@ -218,6 +243,7 @@ noinline int rtrs_env_sysfs_path_add(struct rtrs_env_sysfs_sess *s, const char *
 		goto del_path;
 	}
 	st->core_path = core_path;
+	rtrs_glue_sysfs_made();
 	err = kobject_init_and_add(&st->kobj, &rtrs_glue_stats_ktype, &p->kobj, "stats");
 	if (err) {
 		kobject_put(&st->kobj);
@@ -254,5 +280,6 @@ int rtrs_glue_sysfs_init(void)
 
 void rtrs_glue_sysfs_exit(void)
 {
+	wait_var_event(&rtrs_glue_sysfs_live, !atomic_read(&rtrs_glue_sysfs_live));
 	class_destroy(rtrs_glue_class);
 }

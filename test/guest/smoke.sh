@@ -31,9 +31,21 @@ insmod "$ko"
 check "always_invalidate defaults to Y" test "$(cat $params/always_invalidate)" = Y
 check "max_chunk_size defaults to 131072" test "$(cat $params/max_chunk_size)" = 131072
 check "sess_queue_depth defaults to 512" test "$(cat $params/sess_queue_depth)" = 512
-for p in always_invalidate max_chunk_size sess_queue_depth; do
+check "max_chunk_mem_mb defaults to 0 (half of RAM)" test "$(cat $params/max_chunk_mem_mb)" = 0
+for p in always_invalidate max_chunk_size sess_queue_depth max_chunk_mem_mb; do
 	check "$p is read-only (0444)" test "$(stat -c %a $params/$p)" = 444
 done
+# The budget in effect is half of the memory the kernel counts.
+half=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 2048 ))
+said=$(dmesg | sed -n 's/.*rtrs_server: loaded .*chunk memory budget \([0-9]*\) MiB$/\1/p' | tail -n 1)
+check "the load message says the default budget, half of RAM ($said MiB, MemTotal/2 = $half MiB)" \
+	test -n "$said" -a "${said:-0}" -ge $((half - 64)) -a "${said:-0}" -le $((half + 64))
+rmmod rtrs_server
+
+insmod "$ko" max_chunk_mem_mb=100
+check "max_chunk_mem_mb given at load is taken" test "$(cat $params/max_chunk_mem_mb)" = 100
+check "the load message says the budget given" \
+	sh -c "dmesg | grep -q 'rtrs_server: loaded .*chunk memory budget 100 MiB'"
 rmmod rtrs_server
 
 insmod "$ko" always_invalidate=N max_chunk_size=65536 sess_queue_depth=128

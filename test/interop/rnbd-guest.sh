@@ -100,15 +100,39 @@ check "two-path map gives a device ($mdev)" test -b "$mdev"
 check "both paths in our class" wait_exists "$class/mp/paths/$p2" 20
 check "both paths in our class" test -d "$class/mp/paths/$p1"
 # a slower writer (small requests, synced) so that the cut lands mid-stream
+echo 1 > "$class/mp/paths/$p1/stats/rdma"
 dd if=$pattern of="$mdev" bs=64k count=$((mib * 16)) oflag=direct status=none &
 writer=$!
-sleep 2
+# The cut comes once writes flow on the path (not after a fixed time).
+writes_on_p1() {
+	local i wc
+	for ((i = 0; i < 300; i++)); do
+		read -r _ _ wc _ _ < "$class/mp/paths/$p1/stats/rdma"
+		[ "$wc" -ge 16 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "writes flow on $p1 before the cut" writes_on_p1
 check "disconnect path $p1 during I/O" sh -c "echo 1 > $class/mp/paths/$p1/disconnect"
 check "the writer finishes without an error" wait $writer
 read -r _ _ wc1 _ _ < "$class/mp/paths/$p2/stats/rdma"
 check "the other path carried writes ($wc1)" test "$wc1" -gt 0
 check "read back over the surviving path equals the pattern" \
 	cmp <(dd if="$mdev" bs=1M count=$mib iflag=direct status=none) $pattern
+# The client retries a lost path after its fixed 30 s delay (the demo
+# waits for that); here it is told to retry now, through its own sysfs.
+clt_path=/sys/class/rtrs-client/mp/paths/$p1
+reconnect_now() {
+	local i
+	for i in 1 2 3; do
+		echo 1 > "$clt_path/reconnect" 2>/dev/null && return 0
+		sleep 1
+	done
+	return 1
+}
+check "the path is gone from our class" wait_gone "$class/mp/paths/$p1" 20
+check "the client reconnects the path when told to" reconnect_now
 check "the client brings the path back" wait_exists "$class/mp/paths/$p1" 90
 check "data still equal after the path is back" \
 	cmp <(dd if="$mdev" bs=1M count=$mib iflag=direct status=none) $pattern

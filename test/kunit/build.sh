@@ -10,7 +10,7 @@
 #
 # OUTDIR gets: Kbuild (test/kunit/Kbuild), Kbuild.top (the top-level Kbuild
 # without its module lists), src/, include/, tools/check-cxx-object.sh,
-# test/kunit/*.c, and the result, OUTDIR/rtrs-server-kunit.ko.
+# test/kunit/*.{c,cpp,h}, and the result, OUTDIR/rtrs-server-kunit.ko.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -35,7 +35,9 @@ done
 tests=$here
 [ -f "$top/test/kunit/Kbuild" ] && tests=$top/test/kunit
 mkdir -p "$out/test/kunit"
-cp -a "$tests"/*.c "$out/test/kunit/"
+for f in "$tests"/*.c "$tests"/*.cpp "$tests"/*.h; do
+	[ -e "$f" ] && cp -a "$f" "$out/test/kunit/"
+done
 cp -a "$tests/Kbuild" "$out/Kbuild"
 # The top-level Kbuild without the lists of what rtrs-server.ko and
 # rtrs-null.ko are made of: its flags and rules apply, its modules are not

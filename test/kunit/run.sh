@@ -8,7 +8,7 @@
 #   --src TOP         sources to test (default: this checkout); see build.sh
 #   --module-dir DIR  where the module is built (default: build/kunit/module)
 #   --out DIR         run-guest results folder (default: build/vm/kunit-debug)
-# Both folders must be visible in the guest: not under /tmp or /run.
+# Both folders must be visible in the guest (the host's / is; not /run).
 # Exit status: run-guest's (0 pass, 1 a test failed or leaked, 3 a kernel
 # report such as KASAN or lockdep, 124 timeout, 125 guest failure).
 set -euo pipefail

@@ -74,4 +74,7 @@ TEST(Addr, SameAddressIgnoresFamilyPadding) {
     EXPECT_TRUE(core::same_addr(a, b));
     b.family = RTRS_CORE_AF_INET6;
     EXPECT_FALSE(core::same_addr(a, b));
+    // An unknown family is named without its bytes: same name, same address.
+    a.family = b.family = 99;
+    EXPECT_TRUE(core::same_addr(a, b));
 }

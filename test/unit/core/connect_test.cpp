@@ -221,6 +221,37 @@ TEST(InfoRequest, ANameTakenByAnotherSessionClosesThePath) {
     EXPECT_TRUE(f.finish());
 }
 
+// Session names are folders of one class: two servers (two ULPs on two
+// ports) cannot both have a session of the same name.
+TEST(InfoRequest, ANameIsTakenAcrossServers) {
+    h::Fixture f;
+    auto a = h::client(16, 1, 2);
+    ASSERT_TRUE(f.up(a, "shared"));
+    rtrs_srv_ctx* second = nullptr;
+    ASSERT_EQ(rtrs_core_server_open(reinterpret_cast<rtrs_env_ulp*>(std::uintptr_t{2}), 1235, &second), 0);
+    void* core2 = k().listeners.back();
+    auto b = h::client(17, 1, 3);
+    int ret = -1;
+    b.cms[0] = k().connect(core2, h::conn_req(b, 0, true), b.caddr, b.saddr, b.ib_dev, &ret);
+    ASSERT_EQ(ret, 0);
+    k().cm_event(b.con(0), RTRS_CORE_CM_ESTABLISHED);
+    ASSERT_TRUE(f.send_info(b, "shared"));
+    k().run();
+    EXPECT_EQ(count_logs("'shared' is taken by another session"), 1) << all_logs();
+    EXPECT_TRUE(b.con(0)->destroyed);
+    // Once the first is gone, the name is free again, on the other server.
+    k().cm_event(a.con(0), RTRS_CORE_CM_DISCONNECTED);
+    k().run();
+    auto c = h::client(18, 1, 4);
+    c.cms[0] = k().connect(core2, h::conn_req(c, 0, true), c.caddr, c.saddr, c.ib_dev, &ret);
+    ASSERT_EQ(ret, 0);
+    ASSERT_TRUE(f.send_info(c, "shared"));
+    ASSERT_TRUE(f.finish_join(c));
+    EXPECT_NE(f.sysfs_sess("shared"), nullptr);
+    rtrs_core_server_close(second);
+    EXPECT_TRUE(f.finish());
+}
+
 TEST(InfoRequest, ASecondPathNamingAnotherSessionIsClosed) {
     h::Fixture f;
     auto a = h::client(13, 1, 2);

@@ -314,6 +314,7 @@ void rtrs_env_lock_release(rtrs_env_lock* lock) {
 std::uint64_t rtrs_env_now_ms(void) { return k().now; }
 
 rtrs_env_work* rtrs_env_work_new(void* owner, unsigned int kind) {
+    if (kind >= 8) k().violation("a work kind of 8 or more (the glue has 8 lockdep classes)");
     if (k().fail_here("work_new")) return nullptr;
     auto w = std::make_unique<fake::Work>();
     w->owner = owner;
@@ -630,15 +631,22 @@ int rtrs_env_post_recv(rtrs_env_con* con, rtrs_env_buf* buf, rtrs_core_cqe* cqe,
 
 int rtrs_env_listen(void* core_server, std::uint16_t, rtrs_env_listener** out) {
     if (k().fail_here("listen")) return -98;
-    k().listener_server = core_server;
+    if (!k().listener_server) k().listener_server = core_server;
+    k().listeners.push_back(core_server);
     k().listening = true;
-    *out = reinterpret_cast<rtrs_env_listener*>(&k().listening);
+    *out = reinterpret_cast<rtrs_env_listener*>(core_server);
     return 0;
 }
 
-void rtrs_env_listen_stop(rtrs_env_listener*) {
+void rtrs_env_listen_stop(rtrs_env_listener* l) {
     fake::might_sleep("stopping the listener");
-    k().listening = false;
+    auto& v = k().listeners;
+    for (auto it = v.begin(); it != v.end(); ++it)
+        if (*it == static_cast<void*>(l)) {
+            v.erase(it);
+            break;
+        }
+    k().listening = !v.empty();
 }
 
 int rtrs_env_ulp_rdma_ev(rtrs_env_ulp*, void* priv, rtrs_srv_op* op, void* data,

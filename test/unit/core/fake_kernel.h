@@ -168,7 +168,8 @@ public:
     std::map<std::uint64_t, Region> dma;  // live DMA address -> what is there
     std::vector<Lock*> held;  // in order taken
     long allocs_live = 0;
-    void* listener_server = nullptr;
+    void* listener_server = nullptr;  // the first server's
+    std::vector<void*> listeners;     // every listening server, in order
     bool listening = false;
     std::uint64_t work_seq = 0;
     std::uint64_t next_dma = 0x100000000ull;

@@ -129,6 +129,27 @@ TEST(Io, UnknownImmediateTypesCloseThePathHeartbeatsDoNot) {
     EXPECT_TRUE(f.finish());
 }
 
+// Past the handshake only immediates come: a message (a send) on a path
+// that is up would use up a receive for good, so it closes the path.
+TEST(Io, AMessageOnAPathThatIsUpClosesIt) {
+    h::Fixture f;
+    auto c = h::client(61);
+    ASSERT_TRUE(f.up(c, "message"));
+    // (deliver_recv() makes any message into a buffer-less receive a length
+    // error; a zero-length one completes as a receive: delivered by hand.)
+    rtrs_core_wc wc{};
+    wc.ok = 1;
+    wc.status = "success";
+    wc.opcode = RTRS_CORE_WC_RECV;
+    fake::PostedRecv r = c.con(0)->recvs.front();
+    c.con(0)->recvs.pop_front();
+    rtrs_core_on_wc(c.con(0)->core, r.cqe, &wc);
+    k().run();
+    EXPECT_EQ(count_logs("of a path that is up; closing the path"), 1) << all_logs();
+    EXPECT_FALSE(path_up(f));
+    EXPECT_TRUE(f.finish());
+}
+
 TEST(Io, TheUlpFailingARequestAnswersWithItsError) {
     h::Fixture f;
     auto c = h::client(54);
