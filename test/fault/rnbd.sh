@@ -213,10 +213,10 @@ check "a new session on rxe1 works after it" grep -q "^path $p2 up" <<<"$out"
 for p in $p1 $p2; do
 	[ -d "$class/starve/paths/$p" ] || check "the client brings $p back" reconnect starve "$p"
 done
-check "the data reads back equal after the window" \
-	fio --name=row17 --filename="$dev" --rw=write --bs=64k --size=16M --direct=1 \
-	--ioengine=libaio --iodepth=16 --verify=crc32c --verify_only --verify_fatal=1 \
-	--output=$work/row17r.fio
+# (the window's own job verified what it wrote, as it went and at its end;
+# a time-based job wraps around its region, so no replay of it here)
+check "the map still writes and reads back verified data after the window" \
+	fio_verify row17after "$dev" 8M
 check "unmap" unmap "$dev"
 check "session gone" wait_gone "$class/starve" 20
 
