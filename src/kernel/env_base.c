@@ -25,16 +25,24 @@
 
 /* --- src/rt/env.h ------------------------------------------------------------- */
 
-/* A function of its own, so that fail_function can make it fail. */
+/*
+ * A function of its own, so that fail_function can make it fail. The core
+ * sizes some arrays from what a peer asks for (a queue depth of 32768 makes
+ * arrays of more than a megabyte): those come from vmalloc when the slab
+ * cannot give them, and a failure is the caller's to report (a refusal),
+ * never the page allocator's warning.
+ */
 noinline void *rtrs_env_alloc(size_t size, unsigned int gfp)
 {
-	return kzalloc(size, gfp == RTRS_ENV_GFP_ATOMIC ? GFP_ATOMIC : GFP_KERNEL);
+	if (gfp == RTRS_ENV_GFP_ATOMIC)
+		return kzalloc(size, GFP_ATOMIC | __GFP_NOWARN);
+	return kvzalloc(size, GFP_KERNEL | __GFP_NOWARN);
 }
 ALLOW_ERROR_INJECTION(rtrs_env_alloc, NULL);
 
 void rtrs_env_free(void *ptr)
 {
-	kfree(ptr);
+	kvfree(ptr);
 }
 
 void rtrs_env_log(int level, const char *msg)

@@ -8,11 +8,14 @@
  * delays each by seconds): no memory holding a kobject is freed otherwise.
  * The files' show and store ask the core; they can only run while the file
  * exists, and kobject_del() waits for those running.
+ * The calls that can fail are noinline and ALLOW_ERROR_INJECTION: the fault
+ * suite (test/fault) makes each fail in turn through fail_function.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
 #include <linux/err.h>
+#include <linux/error-injection.h>
 #include <linux/module.h>
 #include <linux/kobject.h>
 #include <linux/slab.h>
@@ -62,7 +65,7 @@ static void rtrs_glue_sess_release(struct device *dev)
 	rtrs_glue_sysfs_released();
 }
 
-int rtrs_env_sysfs_sess_add(const char *name, struct rtrs_env_sysfs_sess **out)
+noinline int rtrs_env_sysfs_sess_add(const char *name, struct rtrs_env_sysfs_sess **out)
 {
 	struct rtrs_env_sysfs_sess *s;
 	int err;
@@ -97,6 +100,7 @@ put:
 	put_device(&s->dev);
 	return err;
 }
+ALLOW_ERROR_INJECTION(rtrs_env_sysfs_sess_add, ERRNO);
 
 void rtrs_env_sysfs_sess_del(struct rtrs_env_sysfs_sess *s)
 {
@@ -217,7 +221,7 @@ static struct kobj_type rtrs_glue_stats_ktype = {
 	.default_groups = rtrs_glue_stats_groups,
 };
 
-int rtrs_env_sysfs_path_add(struct rtrs_env_sysfs_sess *s, const char *name, void *core_path,
+noinline int rtrs_env_sysfs_path_add(struct rtrs_env_sysfs_sess *s, const char *name, void *core_path,
 			    struct rtrs_env_sysfs_path **out)
 {
 	struct rtrs_env_sysfs_path *p;
@@ -254,6 +258,7 @@ put_path:
 	kobject_put(&p->kobj);
 	return err;
 }
+ALLOW_ERROR_INJECTION(rtrs_env_sysfs_path_add, ERRNO);
 
 void rtrs_env_sysfs_path_del(struct rtrs_env_sysfs_path *p)
 {

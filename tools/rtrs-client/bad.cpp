@@ -326,6 +326,50 @@ Status io_case(Ctx& c, const IoBuild& build) {
     return st;
 }
 
+// A second request on a chunk whose first request is still in flight: a
+// good write to chunk 0, and right behind it, in the same post on the same
+// connection (before the server can have answered), a bare immediate naming
+// chunk 0 again. A
+// server that invalidates a chunk's registration on arrival
+// (always_invalidate) still has the first request then; one that answers
+// at once in the completion may have answered it already. "closed": the
+// server closed the path; "accepted": it served both (the second response
+// counts as a protocol violation here: no request awaited it).
+Status busy_chunk(Ctx& c) {
+    PathConfig pc = c.path_config(2, c.cfg.session);
+    pc.io_depth = 2;
+    Path path(c.loop, pc);
+    if (Status s = path.open(); !s.ok()) return s;
+    if (c.cfg.verbose) std::fprintf(stderr, "%s\n", path.summary().c_str());
+    Status st;
+    {
+        IoEngine eng(path);
+        if (Status s = eng.init(1, kIoData + kIoUsr + 64, kIoData); !s.ok()) return s;
+        std::optional<IoOutcome> answer;
+        eng.on_done = [&answer](unsigned, const IoOutcome& o) { answer = o; };
+        eng.chase_next_with(eng.req_imm(0, kIoData + kIoUsr));
+        if (Status s = eng.post_write(0, 1, 0, kIoData, kIoUsr, 0); !s.ok()) return s;
+        Status s = c.loop.wait_for([&path] { return path.lost(); }, kReactMs,
+                                   "the server to react");
+        if (!s.ok() && s.err() != ETIMEDOUT) return s;
+        if (path.lost())
+            print_result("closed");
+        else
+            print_result(strf("accepted (first %s, %u protocol violations)",
+                              answer ? strf("answered errno=%d", -static_cast<int>(answer->err)).c_str()
+                                     : "unanswered",
+                              eng.problems()));
+        if (c.cfg.hold > 0 && !path.lost()) {
+            st = c.loop.wait_for([&path] { return path.lost(); },
+                                 static_cast<int>(c.cfg.hold * 1000), "the end of the hold time");
+            if (st.err() == ETIMEDOUT || st.err() == EINTR) st = {};
+        }
+        path.set_io_sink(nullptr);
+    }
+    path.close();
+    return st;
+}
+
 using CaseFn = std::function<Status(Ctx&)>;
 
 const std::map<std::string, CaseFn>& cases() {
@@ -377,6 +421,7 @@ const std::map<std::string, CaseFn>& cases() {
          [](Ctx& c) { return info_case(c, info_req(c.cfg.session), 2, 1); }},
         {"name-taken", name_taken},
         {"unknown-imm", unknown_imm},
+        {"io-busy-chunk", busy_chunk},
     };
     static const std::map<std::string, CaseFn> all = [] {
         std::map<std::string, CaseFn> t = table;

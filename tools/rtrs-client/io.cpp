@@ -137,10 +137,27 @@ Status IoEngine::post(unsigned slot, uint16_t cid, uint32_t chunk, uint32_t remo
     sge.length = len;
     sge.lkey = buf_->lkey();
     const Path::RemoteChunk& rc = path_.chunks()[chunk];
-    if (Status st = con->post_io_write(len ? &sge : nullptr, rc.addr + remote_off, rc.rkey, imm,
-                                       tag(kTagReq, slot));
-        !st.ok())
+    if (chase_imm_) {
+        ibv_send_wr first{}, second{};
+        first.sg_list = len ? &sge : nullptr;
+        first.num_sge = len ? 1 : 0;
+        first.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+        first.imm_data = htonl(imm);
+        first.wr.rdma.remote_addr = rc.addr + remote_off;
+        first.wr.rdma.rkey = rc.rkey;
+        second.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+        second.imm_data = htonl(*chase_imm_);
+        second.wr.rdma.remote_addr = rc.addr;
+        second.wr.rdma.rkey = rc.rkey;
+        chase_imm_.reset();
+        if (Status st = con->post_io_wr2(first, tag(kTagReq, slot), second, tag(kTagChase, slot));
+            !st.ok())
+            return st;
+    } else if (Status st = con->post_io_write(len ? &sge : nullptr, rc.addr + remote_off, rc.rkey,
+                                              imm, tag(kTagReq, slot));
+               !st.ok()) {
         return st;
+    }
     s = Slot{};
     s.busy = true;
     s.need_inval = bind_len != 0;
@@ -225,6 +242,7 @@ void IoEngine::on_io_sent(Con& con, uint64_t tag, const ibv_wc& wc) {
     (void)wc;
     const uint64_t kind = tag >> 32;
     const uint64_t slot = tag & 0xffffffffu;
+    if (kind == kTagChase) return;  // see chase_next_with()
     if (slot >= slots_.size() || !slots_[slot].busy) {
         problem("con %u: a completion (kind %llu) for idle slot %llu", con.cid(),
                 static_cast<unsigned long long>(kind), static_cast<unsigned long long>(slot));

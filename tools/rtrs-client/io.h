@@ -128,6 +128,12 @@ public:
     // whose byte is not want; SIZE_MAX if none.
     size_t first_not(unsigned slot, size_t from, size_t to, uint8_t want);
 
+    // The next post() sends, in the same ibv_post_send right behind its
+    // request, a bare immediate imm to the same chunk (bad io-busy-chunk: a
+    // second request on a chunk whose first is in flight). Its completion
+    // is not tracked, and the engine sees no request for its response.
+    void chase_next_with(uint32_t imm) { chase_imm_ = imm; }
+
     std::function<void(unsigned slot, const IoOutcome&)> on_done;
 
     void on_io_recv(Con& con, const ibv_wc& wc, const uint8_t* data) override;
@@ -143,7 +149,7 @@ private:
         IoOutcome out;
     };
     // What a completion tag says: the kind of work request, and its slot.
-    enum TagKind : uint64_t { kTagReq = 0, kTagBind = 1 };
+    enum TagKind : uint64_t { kTagReq = 0, kTagBind = 1, kTagChase = 2 };
     static uint64_t tag(TagKind k, unsigned slot) { return (uint64_t{k} << 32) | slot; }
     uint32_t next_mw_rkey(unsigned slot) const;
     Status renew_mw(unsigned slot);
@@ -159,6 +165,7 @@ private:
     unsigned busy_ = 0;
     unsigned problems_ = 0;
     bool need_inval_ = false;
+    std::optional<uint32_t> chase_imm_;
     std::optional<RegBuf> buf_;
     // Released before buf_: a window keeps its registration in use.
     std::vector<Mw> mws_;
@@ -169,8 +176,12 @@ private:
 // `rtrs-client io`: see README.md.
 struct IoCmdConfig {
     std::string session;
-    std::optional<Addr> src;
-    Addr dst;
+    // One or more paths: each does the whole I/O (reads and writes) on its own.
+    struct Ends {
+        std::optional<Addr> src;
+        Addr dst;
+    };
+    std::vector<Ends> paths;
     uint16_t port = 1234;
     uint16_t cons = 2;
     uint32_t reads = 0, writes = 0, size = 0;
@@ -179,11 +190,16 @@ struct IoCmdConfig {
     bool verify_zero = false;
     bool need_inval = false;
     long hold = 0;
+    // Seconds after which no new request is issued (0: none); the counts
+    // are then upper bounds.
+    long duration = 0;
+    uint8_t ack_timeout = 0;  // see PathConfig::ack_timeout
     bool verbose = true;
 };
 
-// Prints the path's up line and the summary line on stdout. Fails (kind
-// Closed) if the server closed the path, else with EIO if any request
+// Prints the paths' up lines and the summary line on stdout (with several
+// paths, one "io path NAME: ..." line for each before the total). Fails
+// (kind Closed) if the server closed a path, else with EIO if any request
 // failed or the server broke the protocol.
 Status run_io(const IoCmdConfig& cfg);
 

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-// `rtrs-client io`: exactly N reads and N writes over one path, at most D in
-// flight, round-robin over connections 1..M-1 (connection 0 serves the info
-// exchange and the heartbeats, as with the reference client).
+// `rtrs-client io`: exactly N reads and N writes over each path of a session,
+// at most D in flight per path, round-robin over connections 1..M-1
+// (connection 0 serves the info exchange and the heartbeats, as with the
+// reference client).
 #include <cerrno>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "io.h"
@@ -21,11 +24,9 @@ constexpr unsigned kMaxReported = 10;
 class IoRun {
 public:
     IoRun(const IoCmdConfig& cfg, Path& path, IoEngine& eng) : cfg_(cfg), path_(path), eng_(eng) {
-        // Writes and reads alternate while both last.
-        for (uint32_t i = 0; i < cfg.reads || i < cfg.writes; ++i) {
-            if (i < cfg.writes) ops_.push_back(false);
-            if (i < cfg.reads) ops_.push_back(true);
-        }
+        total_ = size_t{cfg.reads} + cfg.writes;
+        if (cfg.duration > 0)
+            deadline_ = Clock::now() + std::chrono::seconds(cfg.duration);
         chunk_used_.assign(eng.queue_depth(), false);
         slot_op_.assign(eng.slots(), {});
         eng.on_done = [this](unsigned slot, const IoOutcome& out) { done(slot, out); };
@@ -33,12 +34,16 @@ public:
 
     // Fills the free slots with the next requests.
     void submit() {
-        while (fatal_.ok() && next_ < ops_.size()) {
+        while (fatal_.ok() && next_ < total_) {
+            if (deadline_ && Clock::now() >= *deadline_) {
+                total_ = next_;  // --duration: no more requests
+                return;
+            }
             const int slot = free_slot();
             if (slot < 0) return;
             const uint32_t chunk = free_chunk();
             if (chunk == UINT32_MAX) return;  // cannot happen: slots <= queue depth
-            const bool read = ops_[next_];
+            const bool read = is_read(next_);
             const uint16_t cid = static_cast<uint16_t>(1 + rr_++ % (cfg_.cons - 1));
             Status s = read ? eng_.post_read(slot, cid, chunk, cfg_.size, cfg_.usr_len)
                             : eng_.post_write(slot, cid, chunk, cfg_.size, cfg_.usr_len, next_);
@@ -55,17 +60,18 @@ public:
     }
 
     bool finished() const {
-        return !fatal_.ok() || (next_ == ops_.size() && eng_.busy_count() == 0);
+        return !fatal_.ok() ||
+               ((next_ == total_ || (deadline_ && Clock::now() >= *deadline_)) &&
+                eng_.busy_count() == 0);
     }
     unsigned long completed() const { return reads_ + writes_; }
     const Status& fatal() const { return fatal_; }
     unsigned errors() const { return errors_ + eng_.problems(); }
 
-    std::string summary() const {
-        return strf("io: reads %lu (%llu bytes) writes %lu (%llu bytes) errors %u", reads_,
-                    static_cast<unsigned long long>(reads_) * cfg_.size, writes_,
-                    static_cast<unsigned long long>(writes_) * cfg_.size, errors());
-    }
+    unsigned long reads() const { return reads_; }
+    unsigned long writes() const { return writes_; }
+    Path& path() const { return path_; }
+    IoEngine& engine() const { return eng_; }
 
 private:
     struct SlotOp {
@@ -121,10 +127,18 @@ private:
         submit();
     }
 
+    // Writes and reads alternate while both last, then the rest of the
+    // more numerous kind: request n is a read if...
+    bool is_read(size_t n) const {
+        const size_t both = 2 * size_t{cfg_.reads < cfg_.writes ? cfg_.reads : cfg_.writes};
+        return n < both ? n % 2 == 1 : cfg_.reads > cfg_.writes;
+    }
+
     const IoCmdConfig& cfg_;
     Path& path_;
     IoEngine& eng_;
-    std::vector<bool> ops_;  // true: read
+    size_t total_ = 0;
+    std::optional<Clock::time_point> deadline_;  // --duration
     size_t next_ = 0;
     unsigned rr_ = 0;
     std::vector<bool> chunk_used_;
@@ -136,27 +150,36 @@ private:
 
 }  // namespace
 
+std::string summary(const char* what, unsigned long reads, unsigned long writes, uint32_t size,
+                    unsigned errors) {
+    return strf("%s: reads %lu (%llu bytes) writes %lu (%llu bytes) errors %u", what, reads,
+                static_cast<unsigned long long>(reads) * size, writes,
+                static_cast<unsigned long long>(writes) * size, errors);
+}
+
 Status run_io(const IoCmdConfig& cfg) {
     if (cfg.cons < 2)
         return Status::error(EINVAL, "io needs --cons 2 or more (connection 0 carries no I/O)");
     if (cfg.depth == 0) return Status::error(EINVAL, "--qd must be at least 1");
+    if (cfg.paths.empty()) return Status::error(EINVAL, "io needs a path");
     auto loop = Loop::create();
     if (!loop.ok()) return loop.status();
     SessionConfig sc;
     sc.name = cfg.session;
-    sc.paths.push_back({cfg.src, cfg.dst});
+    for (const auto& e : cfg.paths) sc.paths.push_back({e.src, e.dst, std::nullopt});
     sc.port = cfg.port;
     sc.cons = cfg.cons;
     sc.verbose = cfg.verbose;
     sc.io_depth = cfg.depth;
+    sc.ack_timeout = cfg.ack_timeout;
     Session session(*loop.value(), sc);
     Status st = session.open();
     if (!st.ok()) {
         session.close();
         return st;
     }
-    Path& path = *session.paths()[0];
-    const wire::ConnRspFields& p = path.params();
+    // Every path of a session has the same parameters.
+    const wire::ConnRspFields& p = session.paths()[0]->params();
     const uint64_t chunk = p.chunk_size();
     const uint64_t need =
         uint64_t{cfg.size} + cfg.usr_len +
@@ -175,54 +198,97 @@ Status run_io(const IoCmdConfig& cfg) {
         depth = p.queue_depth;
     }
     {
-        IoEngine eng(path);
-        st = eng.init(depth, need, cfg.size, cfg.need_inval);
+        std::vector<std::unique_ptr<IoEngine>> engines;
+        std::vector<std::unique_ptr<IoRun>> runs;
+        for (const auto& path : session.paths()) {
+            engines.push_back(std::make_unique<IoEngine>(*path));
+            st = engines.back()->init(depth, need, cfg.size, cfg.need_inval);
+            if (!st.ok()) break;
+        }
         if (!st.ok()) {
+            for (const auto& path : session.paths()) path->set_io_sink(nullptr);
+            engines.clear();
             session.close();
             return st;
         }
         if (cfg.verbose)
             std::fprintf(
                 stderr,
-                "io: %u reads and %u writes of %u bytes (user header %u), up to %u in "
-                "flight over connections 1..%u; %s%s\n",
-                cfg.reads, cfg.writes, cfg.size, cfg.usr_len, depth, cfg.cons - 1,
-                eng.new_rkey() ? "new rkey with every response (kMsgNewRkey)" : "plain responses",
+                "io: %u reads and %u writes of %u bytes (user header %u) on each of %zu path(s), "
+                "up to %u in flight over connections 1..%u; %s%s\n",
+                cfg.reads, cfg.writes, cfg.size, cfg.usr_len, engines.size(), depth, cfg.cons - 1,
+                engines[0]->new_rkey() ? "new rkey with every response (kMsgNewRkey)"
+                                       : "plain responses",
                 cfg.need_inval ? "; reads through memory windows, with NEED_INVAL" : "");
-        IoRun run(cfg, path, eng);
-        run.submit();
+        for (size_t i = 0; i < engines.size(); ++i)
+            runs.push_back(std::make_unique<IoRun>(cfg, *session.paths()[i], *engines[i]));
+        for (auto& r : runs) r->submit();
         Loop& lp = *loop.value();
-        unsigned long last = run.completed();
+        auto all_finished = [&runs] {
+            for (auto& r : runs)
+                if (!r->finished()) return false;
+            return true;
+        };
+        auto any_lost = [&runs] {
+            for (auto& r : runs)
+                if (r->path().lost()) return true;
+            return false;
+        };
+        auto completed = [&runs] {
+            unsigned long n = 0;
+            for (auto& r : runs) n += r->completed();
+            return n;
+        };
+        unsigned long last = completed();
         auto last_progress = Clock::now();
-        while (!run.finished() && !path.lost()) {
-            Status w =
-                lp.wait_for([&] { return run.finished() || path.lost(); }, 1000, "the responses");
+        while (!all_finished() && !any_lost()) {
+            Status w = lp.wait_for([&] { return all_finished() || any_lost(); }, 1000,
+                                   "the responses");
             if (!w.ok() && w.err() != ETIMEDOUT) {
                 st = w;
                 break;
             }
-            if (run.completed() != last) {
-                last = run.completed();
+            if (completed() != last) {
+                last = completed();
                 last_progress = Clock::now();
             } else if (Clock::now() - last_progress > std::chrono::milliseconds(kStallMs)) {
+                unsigned busy = 0;
+                for (auto& e : engines) busy += e->busy_count();
                 st = Status::error(ETIMEDOUT, strf("no response for %d s (%u requests in flight)",
-                                                   kStallMs / 1000, eng.busy_count()));
+                                                   kStallMs / 1000, busy));
                 break;
             }
         }
-        std::printf("%s\n", run.summary().c_str());
-        if (st.ok() && path.lost())
-            st = Status::error(ECONNRESET, "path lost during I/O: " + path.lost_reason(),
-                               Failure::Closed);
-        if (st.ok() && !run.fatal().ok()) st = run.fatal();
-        if (st.ok() && run.errors())
-            st = Status::error(EIO, strf("%u requests failed or broke the protocol", run.errors()));
+        unsigned long reads = 0, writes = 0;
+        unsigned errors = 0;
+        for (auto& r : runs) {
+            reads += r->reads();
+            writes += r->writes();
+            errors += r->errors();
+            if (runs.size() > 1)
+                std::printf("%s\n", summary(("io path " + r->path().name()).c_str(), r->reads(),
+                                            r->writes(), cfg.size, r->errors())
+                                        .c_str());
+        }
+        std::printf("%s\n", summary("io", reads, writes, cfg.size, errors).c_str());
+        for (auto& r : runs) {
+            if (st.ok() && r->path().lost())
+                st = Status::error(ECONNRESET,
+                                   "path " + r->path().name() +
+                                       " lost during I/O: " + r->path().lost_reason(),
+                                   Failure::Closed);
+            if (st.ok() && !r->fatal().ok()) st = r->fatal();
+        }
+        if (st.ok() && errors)
+            st = Status::error(EIO, strf("%u requests failed or broke the protocol", errors));
         if (st.ok() && cfg.hold > 0) {
             if (cfg.verbose) std::fprintf(stderr, "holding the session for %ld s\n", cfg.hold);
             st = session.hold(static_cast<int>(cfg.hold));
         }
-        // The engine (and its registration) goes before the path's PD.
-        path.set_io_sink(nullptr);
+        // The engines (and their registrations) go before the paths' PDs.
+        for (const auto& path : session.paths()) path->set_io_sink(nullptr);
+        runs.clear();
+        engines.clear();
     }
     session.close();
     return st;

@@ -13,6 +13,7 @@
 #include "io.h"
 #include "loop.h"
 #include "session.h"
+#include "uuid.h"
 
 namespace {
 
@@ -30,9 +31,14 @@ void usage(FILE* out) {
                  "                      [--server ADDR [--src ADDR]]... [--paths N] [--port 1234]\n"
                  "                      [--cons M] [--hold SECONDS | --exit-after-up]\n"
                  "                      [--no-heartbeat] [--quiet]\n"
-                 "  rtrs-client io --session NAME --server ADDR [--src ADDR] [--port 1234]\n"
+                 "                      [--paths-uuid UUID] [--path-uuid UUID (after its --server)]\n"
+                 "                      [--no-info | --only-cons K] [--cycles N | --sessions K]\n"
+                 "                      [--retry-for SECONDS] [--ack-timeout N]\n"
+                 "  rtrs-client io --session NAME --server ADDR [--src ADDR] [--server ADDR [--src ADDR]]...\n"
+                 "                 [--port 1234]\n"
                  "                 [--cons M] --reads N --writes N --size BYTES [--usr-len U]\n"
                  "                 [--qd D] [--verify-zero] [--need-inval] [--hold SECONDS]\n"
+                 "                 [--duration SECONDS] [--ack-timeout N]\n"
                  "                 [--quiet]\n"
                  "  rtrs-client bad CASE --server ADDR [--src ADDR] [--port 1234] [--session NAME] "
                  "[--hold SECONDS] [--quiet]\n"
@@ -78,6 +84,12 @@ struct Args {
     long reads = -1, writes = -1, size = -1;
     unsigned long usr_len = 16, qd = 1;
     bool verify_zero = false, need_inval = false;
+    // connect: pinned uuids, a stalled handshake, repetitions
+    std::optional<wire::Uuid> paths_uuid;
+    std::vector<std::pair<size_t, wire::Uuid>> path_uuids;  // (path index, uuid)
+    bool no_info = false;
+    unsigned long only_cons = 0, cycles = 1, sessions = 1, retry_for = 0, duration = 0;
+    unsigned long ack_timeout = 0;
 };
 
 int parse(int argc, char** argv, Args* a) {
@@ -114,6 +126,8 @@ int parse(int argc, char** argv, Args* a) {
             a->verify_zero = true;
         } else if (opt == "--need-inval") {
             a->need_inval = true;
+        } else if (opt == "--no-info") {
+            a->no_info = true;
         } else if (opt == "-h" || opt == "--help") {
             usage(stdout);
             std::exit(kExitOk);
@@ -132,6 +146,31 @@ int parse(int argc, char** argv, Args* a) {
             } else {
                 a->srcs.push_back({a->servers.size() - 1, v});
             }
+        } else if (opt == "--paths-uuid" || opt == "--path-uuid") {
+            wire::Uuid u;
+            if (!rc::parse_uuid(v, &u)) return usage_error(opt + ": not a UUID (32 hex digits)");
+            if (opt == "--paths-uuid") {
+                a->paths_uuid = u;
+            } else {
+                if (a->servers.empty()) return usage_error("--path-uuid before any --server");
+                a->path_uuids.push_back({a->servers.size() - 1, u});
+            }
+        } else if (opt == "--only-cons") {
+            if (!parse_uint(v, 4096, &n) || n == 0) return usage_error("--only-cons must be 1..4096");
+            a->only_cons = n;
+            a->no_info = true;
+        } else if (opt == "--ack-timeout") {
+            if (!parse_uint(v, 31, &n) || n == 0) return usage_error("--ack-timeout must be 1..31");
+            a->ack_timeout = n;
+        } else if (opt == "--duration") {
+            if (!parse_uint(v, 86400 * 365, &n) || n == 0) return usage_error("bad --duration");
+            a->duration = n;
+        } else if (opt == "--retry-for") {
+            if (!parse_uint(v, 86400, &n)) return usage_error("bad --retry-for");
+            a->retry_for = n;
+        } else if (opt == "--cycles" || opt == "--sessions") {
+            if (!parse_uint(v, 100000000, &n) || n == 0) return usage_error(opt + " must be at least 1");
+            (opt == "--cycles" ? a->cycles : a->sessions) = n;
         } else if (opt == "--port") {
             if (!parse_uint(v, 65535, &n)) return usage_error("bad --port");
             a->port = n;
@@ -163,7 +202,36 @@ int parse(int argc, char** argv, Args* a) {
     return -1;
 }
 
+// The reject line goes to stdout too: tests read it there.
+void print_failure(const rc::Status& s, const std::string& prefix = "") {
+    if (s.kind() == rc::Failure::Rejected) std::printf("%s%s\n", prefix.c_str(), s.msg().c_str());
+    std::fprintf(stderr, "rtrs-client: %s%s\n", prefix.c_str(), s.msg().c_str());
+}
+
+// --cycles N: open the session and close it again, N times, each time as a
+// new session (new uuids, unless pinned). Stops at the first failure.
+int connect_cycles(const Args& a, rc::Loop& loop, const rc::SessionConfig& cfg) {
+    unsigned long done = 0;
+    rc::Status failed;
+    for (unsigned long i = 0; i < a.cycles; ++i) {
+        rc::Session session(loop, cfg);
+        rc::Status s = session.open();
+        session.close();
+        if (!s.ok()) {
+            failed = s;
+            print_failure(s, rc::strf("cycle %lu: ", i + 1));
+            break;
+        }
+        ++done;
+        if (loop.interrupted()) break;
+    }
+    std::printf("cycles: %lu of %lu opened and closed\n", done, a.cycles);
+    if (!failed.ok()) return exit_status(failed);
+    return done == a.cycles ? kExitOk : kExitFailed;
+}
+
 int cmd_connect(const Args& a) {
+    if (a.duration) return usage_error("--duration is an option of io");
     if (!a.session_given || a.session.empty()) return usage_error("connect needs --session NAME");
     if (a.servers.empty()) return usage_error("connect needs --server ADDR");
     if (a.paths && a.paths != a.servers.size())
@@ -171,16 +239,30 @@ int cmd_connect(const Args& a) {
             rc::strf("--paths %lu but %zu --server given", a.paths, a.servers.size()));
     if (a.exit_after_up && a.hold >= 0)
         return usage_error("--hold and --exit-after-up exclude each other");
+    if (a.cycles > 1 && a.sessions > 1)
+        return usage_error("--cycles and --sessions exclude each other");
+    if (a.cycles > 1 && (a.hold >= 0 || a.no_info))
+        return usage_error("--cycles closes each session at once: no --hold, --no-info or --only-cons");
+    if (a.retry_for && (a.cycles > 1 || a.sessions > 1))
+        return usage_error("--retry-for is for one session");
+    if (a.sessions > 1 && (a.paths_uuid || !a.path_uuids.empty()))
+        return usage_error("--sessions makes sessions of their own: no pinned uuids");
+    if (a.only_cons > a.cons)
+        return usage_error(rc::strf("--only-cons %lu is more than --cons %lu", a.only_cons, a.cons));
     rc::SessionConfig cfg;
     cfg.name = a.session;
     cfg.port = static_cast<uint16_t>(a.port);
     cfg.cons = static_cast<uint16_t>(a.cons);
     cfg.heartbeat = !a.no_hb;
     cfg.verbose = !a.quiet;
+    cfg.paths_uuid = a.paths_uuid;
+    cfg.no_info = a.no_info;
+    cfg.ack_timeout = static_cast<uint8_t>(a.ack_timeout);
+    cfg.only_cons = static_cast<uint16_t>(a.only_cons);
     for (const auto& s : a.servers) {
         auto dst = rc::parse_addr(s);
         if (!dst.ok()) return usage_error(dst.status().msg());
-        cfg.paths.push_back({std::nullopt, dst.value()});
+        cfg.paths.push_back({std::nullopt, dst.value(), std::nullopt});
     }
     for (const auto& [idx, s] : a.srcs) {
         auto src = rc::parse_addr(s);
@@ -188,28 +270,75 @@ int cmd_connect(const Args& a) {
         if (cfg.paths[idx].src) return usage_error("two --src for one --server");
         cfg.paths[idx].src = src.value();
     }
+    for (const auto& [idx, u] : a.path_uuids) {
+        if (cfg.paths[idx].uuid) return usage_error("two --path-uuid for one --server");
+        cfg.paths[idx].uuid = u;
+    }
     auto loop = rc::Loop::create();
     if (!loop.ok()) {
         std::fprintf(stderr, "rtrs-client: %s\n", loop.status().msg().c_str());
         return kExitFailed;
     }
-    rc::Session session(*loop.value(), cfg);
-    rc::Status s = session.open();
-    if (s.ok() && !a.exit_after_up) {
+    if (a.cycles > 1) return connect_cycles(a, *loop.value(), cfg);
+
+    // One session, or --sessions K of them (NAME-0 .. NAME-K-1), opened one
+    // after the other until one fails; those that came up are held.
+    std::vector<std::unique_ptr<rc::Session>> sessions;
+    rc::Status s;
+    for (unsigned long k = 0; k < a.sessions; ++k) {
+        rc::SessionConfig c = cfg;
+        if (a.sessions > 1) c.name = rc::strf("%s-%lu", a.session.c_str(), k);
+        sessions.push_back(std::make_unique<rc::Session>(*loop.value(), c));
+        s = sessions.back()->open();
+        // --retry-for: a refused or closed open is tried again, as a client
+        // reconnecting would (the same session, new path uuids unless pinned).
+        const auto until = rc::Clock::now() + std::chrono::seconds(a.retry_for);
+        unsigned attempts = 1;
+        while (!s.ok() && a.retry_for &&
+               (s.kind() == rc::Failure::Rejected || s.kind() == rc::Failure::Closed) &&
+               rc::Clock::now() < until && !loop.value()->interrupted()) {
+            if (!a.quiet) std::fprintf(stderr, "attempt %u: %s; retrying\n", attempts, s.msg().c_str());
+            sessions.back()->close();
+            sessions.pop_back();
+            if (rc::Status w = loop.value()->run_for(500); !w.ok()) break;
+            sessions.push_back(std::make_unique<rc::Session>(*loop.value(), c));
+            s = sessions.back()->open();
+            ++attempts;
+        }
+        if (a.retry_for && s.ok()) std::printf("accepted at attempt %u\n", attempts);
+        if (!s.ok()) {
+            if (a.sessions > 1) {
+                print_failure(s, "session " + c.name + ": ");
+                sessions.back()->close();
+                sessions.pop_back();
+            }
+            break;
+        }
+    }
+    if (a.sessions > 1) std::printf("sessions: %zu of %lu up\n", sessions.size(), a.sessions);
+    rc::Status held;
+    if ((s.ok() || a.sessions > 1) && !sessions.empty() && !a.exit_after_up) {
         if (!a.quiet)
             std::fprintf(
-                stderr, "holding the session %s\n",
+                stderr, "holding %s %s\n", sessions.size() > 1 ? "the sessions" : "the session",
                 a.hold < 0 ? "until SIGINT/SIGTERM" : rc::strf("for %ld s", a.hold).c_str());
-        s = session.hold(static_cast<int>(a.hold));
+        std::vector<rc::Session*> ptrs;
+        for (auto& p : sessions) ptrs.push_back(p.get());
+        held = rc::hold_all(*loop.value(), ptrs, static_cast<int>(a.hold));
     }
-    session.close();
-    if (!s.ok()) {
-        // The reject line goes to stdout too: tests read it there.
-        if (s.kind() == rc::Failure::Rejected) std::printf("%s\n", s.msg().c_str());
-        std::fprintf(stderr, "rtrs-client: %s\n", s.msg().c_str());
+    for (auto& p : sessions) p->close();
+    if (a.sessions == 1 && !s.ok()) {
+        print_failure(s);
         return exit_status(s);
     }
-    if (!a.quiet) std::printf("session %s closed\n", a.session.c_str());
+    if (!held.ok()) {
+        std::fprintf(stderr, "rtrs-client: %s\n", held.msg().c_str());
+        return exit_status(held);
+    }
+    // --sessions: a refused session is the result (its line is printed).
+    if (!s.ok()) return exit_status(s);
+    if (!a.quiet)
+        for (auto& p : sessions) std::printf("session %s closed\n", p->name().c_str());
     return kExitOk;
 }
 
@@ -227,16 +356,39 @@ int one_path_addrs(const Args& a, rc::Addr* dst, std::optional<rc::Addr>* src) {
     return 0;
 }
 
+// The options only connect takes.
+int connect_only(const Args& a) {
+    if (a.duration && a.cmd != "io") return usage_error("--duration is an option of io");
+    if (a.paths_uuid || !a.path_uuids.empty() || a.no_info || a.cycles > 1 || a.sessions > 1)
+        return usage_error("--paths-uuid, --path-uuid, --no-info, --only-cons, --cycles and "
+                           "--sessions are options of connect");
+    return 0;
+}
+
 int cmd_io(const Args& a) {
+    if (int err = connect_only(a)) return err;
     if (!a.session_given || a.session.empty()) return usage_error("io needs --session NAME");
-    if (a.servers.size() != 1) return usage_error("io needs exactly one --server ADDR");
+    if (a.servers.empty()) return usage_error("io needs --server ADDR");
+    if (a.paths && a.paths != a.servers.size())
+        return usage_error(
+            rc::strf("--paths %lu but %zu --server given", a.paths, a.servers.size()));
     if (a.reads < 0 || a.writes < 0 || a.size < 0)
         return usage_error("io needs --reads N, --writes N and --size BYTES");
     if (a.exit_after_up) return usage_error("io does not take --exit-after-up");
     if (a.cons < 2) return usage_error("io needs --cons 2 or more (connection 0 carries no I/O)");
     rc::IoCmdConfig cfg;
     cfg.session = a.session;
-    if (int err = one_path_addrs(a, &cfg.dst, &cfg.src)) return err;
+    for (const auto& d : a.servers) {
+        auto dst = rc::parse_addr(d);
+        if (!dst.ok()) return usage_error(dst.status().msg());
+        cfg.paths.push_back({std::nullopt, dst.value()});
+    }
+    for (const auto& [idx, sa] : a.srcs) {
+        auto src = rc::parse_addr(sa);
+        if (!src.ok()) return usage_error(src.status().msg());
+        if (cfg.paths[idx].src) return usage_error("two --src for one --server");
+        cfg.paths[idx].src = src.value();
+    }
     cfg.port = static_cast<uint16_t>(a.port);
     cfg.cons = static_cast<uint16_t>(a.cons);
     cfg.reads = static_cast<uint32_t>(a.reads);
@@ -247,6 +399,8 @@ int cmd_io(const Args& a) {
     cfg.verify_zero = a.verify_zero;
     cfg.need_inval = a.need_inval;
     cfg.hold = a.hold < 0 ? 0 : a.hold;
+    cfg.duration = static_cast<long>(a.duration);
+    cfg.ack_timeout = static_cast<uint8_t>(a.ack_timeout);
     cfg.verbose = !a.quiet;
     rc::Status s = rc::run_io(cfg);
     if (!s.ok()) {
@@ -258,6 +412,7 @@ int cmd_io(const Args& a) {
 }
 
 int cmd_bad(const Args& a) {
+    if (int err = connect_only(a)) return err;
     if (a.servers.size() != 1) return usage_error("bad needs exactly one --server ADDR");
     rc::BadConfig cfg;
     cfg.which = a.which;

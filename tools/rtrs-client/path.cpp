@@ -60,6 +60,9 @@ Status Con::start(std::vector<uint8_t> private_data) {
     int one = 1;
     if (rdma_set_option(id_.get(), RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &one, sizeof(one)))
         return sys_error(errno, "rdma_set_option(REUSEADDR)");
+    if (uint8_t t = path_.cfg_.ack_timeout;
+        t && rdma_set_option(id_.get(), RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t)))
+        return sys_error(errno, "rdma_set_option(ACK_TIMEOUT)");
     Addr dst = path_.cfg_.dst;
     dst.set_port(path_.cfg_.port);
     std::optional<Addr> src = path_.cfg_.src;
@@ -272,6 +275,24 @@ Status Con::post_io_wr(ibv_send_wr& wr, uint64_t tag) {
     return {};
 }
 
+Status Con::post_io_wr2(ibv_send_wr& first, uint64_t tag1, ibv_send_wr& second, uint64_t tag2) {
+    if (state_ != State::Established)
+        return Status::error(ENOTCONN, strf("con %u is not connected", cid_));
+    if (sends_in_flight_ + 2 > static_cast<int>(path_.send_wr_))
+        return Status::error(EAGAIN, "send queue full");
+    first.wr_id = wr_id(kWrIo, tag1);
+    first.send_flags = IBV_SEND_SIGNALED;
+    first.next = &second;
+    second.wr_id = wr_id(kWrIo, tag2);
+    second.send_flags = IBV_SEND_SIGNALED;
+    second.next = nullptr;
+    ibv_send_wr* bad = nullptr;
+    if (int ret = ibv_post_send(id_->qp, &first, &bad))
+        return sys_error(ret, strf("con %u: ibv_post_send(two requests)", cid_));
+    sends_in_flight_ += 2;
+    return {};
+}
+
 Status Con::post_io_write(const ibv_sge* sge, uint64_t raddr, uint32_t rkey, uint32_t imm,
                           uint64_t tag) {
     ibv_sge local{};
@@ -428,7 +449,13 @@ Expected<InfoOutcome> Path::info_exchange(const std::vector<uint8_t>& req, int t
 }
 
 Status Path::open() {
-    for (uint16_t cid = 0; cid < cfg_.cid_num; ++cid) {
+    if (Status s = connect_all(); !s.ok()) return s;
+    return join();
+}
+
+Status Path::connect_all(uint16_t count) {
+    if (count == 0 || count > cfg_.cid_num) count = cfg_.cid_num;
+    for (uint16_t cid = 0; cid < count; ++cid) {
         auto out = connect(cid, conn_req(cid));
         if (!out.ok()) return out.status();
         if (out->kind == ConnOutcome::Kind::Rejected) {
@@ -438,6 +465,10 @@ Status Path::open() {
         }
         if (lost()) return Status::error(ECONNRESET, lost_reason_, Failure::Closed);
     }
+    return {};
+}
+
+Status Path::join() {
     std::vector<uint8_t> req(sizeof(wire::InfoReq));
     auto n = wire::encode_info_req(rt::MutBytes(req.data(), req.size()),
                                    bytes_of(cfg_.session.data(), cfg_.session.size()));

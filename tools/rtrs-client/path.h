@@ -45,6 +45,11 @@ struct PathConfig {
     // and the receives of the connections: every request may bring two
     // receives (a send with invalidate and the response).
     uint32_t io_depth = 0;
+    // The local ACK timeout of the connections (4.096 us * 2^N, 1..31; 0:
+    // the CM's default). Over RoCE it also sets the packet life time the
+    // connection request announces, from which the server's QP takes its
+    // own ACK timeout (at least the device's ACK delay: 134 ms on rxe).
+    uint8_t ack_timeout = 0;
 };
 
 // How the server answered one connection request.
@@ -115,6 +120,8 @@ public:
     // send_flags are set here; the completion goes to the IoSink with tag
     // (below 2^56).
     Status post_io_wr(ibv_send_wr& wr, uint64_t tag);
+    // Two of them in one ibv_post_send, second right behind first.
+    Status post_io_wr2(ibv_send_wr& first, uint64_t tag1, ibv_send_wr& second, uint64_t tag2);
     void disconnect();
 
     const ConnOutcome& outcome() const { return outcome_; }
@@ -172,6 +179,11 @@ public:
     // The whole thing: connect cid 0..cid_num-1, then the info exchange;
     // the path is up on success. Failure kinds: Rejected, Closed, Local.
     Status open();
+    // Its two halves. connect_all(count): cids 0..count-1 only (all of
+    // them if count is 0 or cid_num), each accepted, else the failure.
+    Status connect_all(uint16_t count = 0);
+    // The info exchange once every connection is there: the path is up.
+    Status join();
     // RDMA write with immediate (no data) on connection cid.
     Status send_imm(uint16_t cid, uint32_t imm);
 

@@ -20,6 +20,7 @@ struct SessionConfig {
     struct Ends {
         std::optional<Addr> src;
         Addr dst;
+        std::optional<wire::Uuid> uuid;  // the path's uuid; random if not given
     };
     std::vector<Ends> paths;
     uint16_t port = 1234;
@@ -27,26 +28,44 @@ struct SessionConfig {
     bool heartbeat = true;
     bool verbose = true;
     uint32_t io_depth = 0;  // see PathConfig::io_depth
+    uint8_t ack_timeout = 0;  // see PathConfig::ack_timeout
+    std::optional<wire::Uuid> paths_uuid;  // the session's; random if not given
+    // A handshake that stops half-way: each path makes only its first
+    // only_cons connections (0: all of them) and sends no info request.
+    bool no_info = false;
+    uint16_t only_cons = 0;
 };
 
 class Session {
 public:
     Session(Loop& loop, SessionConfig cfg);
 
-    // Opens every path; prints "path ... up: ..." on stdout for each.
+    // Opens every path; prints "path ... up: ..." on stdout for each (with
+    // no_info: "path ... connecting: K of M connections, no info request").
     Status open();
     // Keeps the paths up for this many seconds (negative: until SIGINT or
     // SIGTERM), answering heartbeats. Fails (kind Closed) when the server
     // drops a path.
     Status hold(int seconds);
+    // Prints one stdout line for each path lost since the last call; true
+    // once every path is lost.
+    bool report_lost();
     void close();
     const std::vector<std::unique_ptr<Path>>& paths() const { return paths_; }
+    const wire::Uuid& paths_uuid() const { return paths_uuid_; }
+    const std::string& name() const { return cfg_.name; }
 
 private:
     Loop& loop_;
     SessionConfig cfg_;
     wire::Uuid paths_uuid_;
     std::vector<std::unique_ptr<Path>> paths_;
+    std::vector<bool> reported_;  // report_lost(): lost paths already printed
 };
+
+// Holds several sessions at once (see Session::hold): ends after seconds
+// (negative: at SIGINT or SIGTERM), or with kind Closed once every path of
+// some session is lost.
+Status hold_all(Loop& loop, const std::vector<Session*>& sessions, int seconds);
 
 }  // namespace rc

@@ -35,4 +35,23 @@ std::string format_uuid(const wire::Uuid& u) {
     return s;
 }
 
+bool parse_uuid(const std::string& s, wire::Uuid* out) {
+    wire::Uuid u{};
+    size_t n = 0;
+    for (char ch : s) {
+        if (ch == '-') continue;
+        int v;
+        if (ch >= '0' && ch <= '9') v = ch - '0';
+        else if (ch >= 'a' && ch <= 'f') v = ch - 'a' + 10;
+        else if (ch >= 'A' && ch <= 'F') v = ch - 'A' + 10;
+        else return false;
+        if (n >= 32) return false;
+        u.b[n / 2] = static_cast<uint8_t>(u.b[n / 2] | (n % 2 ? v : v << 4));
+        ++n;
+    }
+    if (n != 32) return false;
+    *out = u;
+    return true;
+}
+
 }  // namespace rc

@@ -1,0 +1,276 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Fault suite, I/O and memory (FAILURES.md rows 11, 12, 18, 19, 20 and the
+# busy-chunk weakness), in the guest, with our rtrs-server, rtrs-null and the
+# userspace client:
+#   rows 12, 19  a path disconnected through sysfs in the middle of a
+#                read/write mix at queue depth 32 (requests in flight),
+#                always_invalidate Y and N: the client sees the path closed,
+#                the folder goes, the session opens again;
+#   row 18       the client killed (SIGKILL) in the middle of the same mix:
+#                its QP dies with requests in flight (error completions);
+#                always_invalidate Y (and N with RTRS_FAULT_LONG=1);
+#   weakness     a second request on a chunk whose first is in flight
+#                (bad io-busy-chunk): Y closes the path with its log line;
+#                with N (RTRS_FAULT_LONG=1) rtrs-null has answered the first
+#                already and both are served;
+#   row 20       sess_queue_depth=4096 max_chunk_size=8192 connects and does
+#                I/O; 32768 (and 16384 with RTRS_FAULT_LONG=1: queues larger
+#                than rxe's CQs) is refused cleanly at connect with the
+#                reason in the kernel log;
+#   row 11       a small chunk memory budget (3 sessions' worth): the 4th
+#                session is refused ENOMEM with its log line, MemAvailable
+#                follows, closing frees the budget; on the stock kernels
+#                (KIND stock) also a flood of 64 MiB sessions with the
+#                default budget (half of RAM), and (RTRS_FAULT_LONG=1) one
+#                with a budget larger than the memory: refusals, never the
+#                OOM killer.
+# Usage: io.sh MODULE_DIR CLIENT_BINARY [stock|debug]
+set -uo pipefail
+moddir=$1 client=$2 kind=${3:-stock}
+. "$(dirname "$0")/lib.sh"
+work=/tmp/fault-io
+mkdir -p $work
+problems0=$(problem_count)
+
+step "soft-RoCE"
+rxe_up || { echo "FAIL: rxe setup"; exit 1; }
+
+stats() { cat "$class/$1/paths/$p1/stats/rdma" 2>/dev/null; }
+mem_avail_mib() { awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo; }
+
+# cut INVAL HOW: a read/write mix at queue depth 32 over one path; once it
+# runs, the path is cut (HOW: disconnect through sysfs, or kill: SIGKILL
+# of the client).
+cut() {
+	local inval=$1 how=$2 sess=cut_$1_$2 out=$work/cut-$1-$2 pid t0 st inflight rc
+	step "rows 12/18/19: $how in the middle of a read/write mix, qd 32, always_invalidate=$inval"
+	reload always_invalidate="$inval" sess_queue_depth=64 || { fail "reload"; return; }
+	"$client" io --session $sess --server $srv --src $cli --cons 3 --reads 100000 \
+		--writes 100000 --size 4096 --qd 32 --verify-zero --quiet >$out.out 2>$out.err &
+	pid=$!
+	# Under way: some requests counted.
+	st=
+	for ((i = 0; i < 600; i++)); do
+		st=$(stats $sess)
+		[ -n "$st" ] && [ "${st%% *}" -ge 50 ] && break
+		sleep 0.1
+	done
+	if ! [ -n "$st" ] || ! [ "${st%% *}" -ge 50 ]; then
+		fail "$how/$inval: the I/O did not get going (stats '$st')"
+		kill -KILL $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		show $out.out $out.err
+		return
+	fi
+	inflight=$(stats $sess)
+	t0=$(now)
+	if [ "$how" = disconnect ]; then
+		echo 1 >"$class/$sess/paths/$p1/disconnect"
+	else
+		kill -KILL $pid
+		disown $pid  # no "Killed" notice from bash
+	fi
+	note "stats/rdma at the cut: $inflight (the last field: requests with the server)"
+	check "$how/$inval: the path folder goes" wait_gone "$class/$sess" 30
+	note "path gone $(elapsed "$t0") s after the $how"
+	wait_pid $pid 60
+	if [ "$how" = disconnect ]; then
+		wait $pid
+		rc=$?
+		check "$how/$inval: the client saw the path closed (exit 3, got $rc)" test $rc -eq 3
+		grep -h '^io: ' $out.out
+	fi
+	# The session opens again and works.
+	"$client" io --session $sess --server $srv --src $cli --reads 20 --writes 20 --size 4096 \
+		--qd 4 --verify-zero --quiet >$out.again 2>&1
+	rc=$?
+	check "$how/$inval: the session opens again and does I/O (exit $rc)" test $rc -eq 0
+	[ $rc -eq 0 ] || show $out.again
+}
+cut Y disconnect
+cut N disconnect
+cut Y kill
+[ "$long" = 1 ] && cut N kill
+
+busy() {
+	local inval=$1 want=$2 sess=busy_$1 out=$work/busy-$1 before got
+	step "weakness: a second request on a chunk still in flight, always_invalidate=$inval"
+	reload always_invalidate="$inval" || { fail "reload"; return; }
+	before=$(log_count "a new request while the previous one is in flight")
+	got=$("$client" bad io-busy-chunk --server $srv --src $cli --session $sess --quiet 2>$out.err)
+	note "$got"
+	case $want in
+	closed)
+		check "busy chunk/$inval: the path is closed" test "$got" = "result: closed"
+		got=$(($(log_count "a new request while the previous one is in flight") - before))
+		check "busy chunk/$inval: the log says why, once (got $got)" test "$got" -eq 1
+		dmesg | grep -F "a new request while the previous one is in flight" | tail -n 1
+		;;
+	*)
+		# rtrs-null answers in the completion that brings the request: the
+		# first is answered before the second arrives, so both are served.
+		check "busy chunk/$inval: both served ('$got')" \
+			test "${got#result: accepted (first answered errno=0}" != "$got"
+		;;
+	esac
+	check "busy chunk/$inval: nothing left" wait_gone "$class/$sess" 20
+}
+busy Y closed
+# (its 10 s wait for a close that does not come: long mode only)
+[ "$long" = 1 ] && busy N accepted
+
+# Row 20 is about rxe's queue limits; on the debug kernel (KASAN) setting up
+# 4096 registrations takes minutes: stock kernels (and long mode) only.
+if [ "$kind" = stock ] || [ "$long" = 1 ]; then
+step "row 20: sess_queue_depth=4096 max_chunk_size=8192"
+reload sess_queue_depth=4096 max_chunk_size=8192 || fail "reload with sess_queue_depth=4096"
+t0=$(now)
+"$client" io --session deep --server $srv --src $cli --cons 3 --reads 1000 --writes 1000 \
+	--size 2048 --qd 64 --verify-zero --quiet >$work/deep.out 2>$work/deep.err
+rc=$?
+note "$(grep -h '^path ' $work/deep.out)"
+note "$(grep -h '^io: ' $work/deep.out) in $(elapsed "$t0") s"
+check "4096 chunks of 8 KiB: the session connects and does I/O (exit $rc)" test $rc -eq 0
+[ $rc -eq 0 ] || show $work/deep.out $work/deep.err
+check "the session is gone after" wait_gone $class/deep 20
+
+# too_deep DEPTH: more than rxe's queues take (its CQs hold 32767 entries):
+# refused cleanly at connect, with the reason in the kernel log.
+too_deep() {
+	local depth=$1 before out rc got
+	step "row 20: sess_queue_depth=$depth max_chunk_size=8192 (rxe: CQs of at most 32767 entries)"
+	reload sess_queue_depth="$depth" max_chunk_size=8192 always_invalidate=N ||
+		{ fail "reload with sess_queue_depth=$depth"; return; }
+	before=$(log_count "connection request refused")
+	p0=$(problem_count)
+	out=$("$client" connect --session deeper --server $srv --src $cli --exit-after-up --quiet 2>$work/deeper.err)
+	rc=$?
+	note "$out"
+	check "depth $depth: refused at connect (exit 2, got $rc)" test $rc -eq 2
+	got=$(($(log_count "connection request refused") - before))
+	check "depth $depth: with the reason in the kernel log" test "$got" -ge 1
+	dmesg | grep -F "rtrs_server" | tail -n 4 | sed 's/^/   /'
+	no_new_problems "$p0" "depth $depth"
+	check "depth $depth: nothing left" class_empty
+}
+[ "$long" = 1 ] && too_deep 16384
+too_deep 32768
+fi
+
+step "row 11: a chunk memory budget of 3 sessions (sess_queue_depth 64 x 128 KiB = 8 MiB each)"
+reload sess_queue_depth=64 max_chunk_mem_mb=24 || fail "reload with max_chunk_mem_mb=24"
+m0=$(mem_avail_mib)
+before=$(log_count "max_chunk_mem_mb")
+"$client" connect --session budget --server $srv --src $cli --sessions 6 --quiet \
+	>$work/budget.out 2>$work/budget.err &
+pid=$!
+wait_line $work/budget.out '^sessions: ' 120
+m1=$(mem_avail_mib)
+cat $work/budget.out
+check "3 of 6 sessions up" grep -qxF "sessions: 3 of 6 up" $work/budget.out
+check "the 4th refused with ENOMEM" grep -qxF "session budget-3: rejected: errno -12 (ENOMEM)" $work/budget.out
+got=$(($(log_count "max_chunk_mem_mb") - before))
+check "the log names max_chunk_mem_mb (got $got)" test "$got" -ge 1
+dmesg | grep -F "max_chunk_mem_mb" | tail -n 1
+check "3 session folders" test "$(class_sessions | wc -l)" -eq 3
+kill -TERM $pid
+wait $pid
+rc=$?
+check "the client holds the 3 and exits 2 (one refused): $rc" test $rc -eq 2
+check "the sessions go" wait_class_empty 20
+sleep 1
+m2=$(mem_avail_mib)
+note "MemAvailable: $m0 MiB before, $m1 MiB with 3 sessions, $m2 MiB after"
+check "MemAvailable fell by about 24 MiB while held ($((m0 - m1)) MiB)" test $((m0 - m1)) -ge 16
+check "MemAvailable came back after ($((m0 - m2)) MiB less than before)" test $((m0 - m2)) -le 16
+out=$("$client" connect --session budget --server $srv --src $cli --sessions 4 --exit-after-up --quiet 2>&1)
+check "closing freed the budget: 3 sessions fit again" grep -qxF "sessions: 3 of 4 up" <<<"$out"
+
+if [ "$kind" = stock ]; then
+	# flood LABEL PARAMS...: 64 MiB sessions (the default sess_queue_depth
+	# and max_chunk_size) until one is refused.
+	flood() {
+		local label=$1 m0 m1 m2 up pid
+		shift
+		reload always_invalidate=N "$@" || { fail "reload $*"; return; }
+		note "$(dmesg | grep -F 'rtrs_server: loaded' | tail -n 1 | sed 's/^\[[^]]*\] //')"
+		m0=$(mem_avail_mib)
+		"$client" connect --session flood --server $srv --src $cli --sessions 64 --quiet \
+			>$work/flood.out 2>$work/flood.err &
+		pid=$!
+		wait_line $work/flood.out '^sessions: ' 300
+		m1=$(mem_avail_mib)
+		grep -h '^session .*rejected\|^sessions: ' $work/flood.out
+		up=$(sed -n 's/^sessions: \([0-9]*\) of .*/\1/p' $work/flood.out)
+		check "$label: some sessions up, then a refusal with ENOMEM" \
+			grep -q "^session flood-${up:-x}: rejected: errno -12 (ENOMEM)" $work/flood.out
+		kill -TERM $pid
+		wait $pid
+		check "$label: the sessions go" wait_class_empty 60
+		sleep 1
+		m2=$(mem_avail_mib)
+		note "MemAvailable: $m0 MiB before, $m1 MiB with ${up:-?} sessions, $m2 MiB after"
+		check "$label: the memory came back ($((m0 - m2)) MiB less than before)" test $((m0 - m2)) -le 32
+		dmesg | grep -E "max_chunk_mem_mb|too little free memory" | tail -n 1
+	}
+	step "row 11: a flood of 64 MiB sessions, the default budget (half of RAM)"
+	flood "default budget"
+	if [ "$long" = 1 ]; then
+		step "row 11: a flood of 64 MiB sessions, a budget larger than the memory (max_chunk_mem_mb=8192)"
+		flood "budget 8192 MiB" max_chunk_mem_mb=8192
+	fi
+	check "never the OOM killer, no page allocation failure" \
+		test "$(dmesg | grep -cE 'Out of memory|oom-kill|page allocation failure')" -eq 0
+fi
+
+if [ "$long" = 1 ]; then
+	step "load: 16 sessions x 4 paths held at once, I/O on every path"
+	reload sess_queue_depth=32 max_chunk_size=16384 || fail "reload for the load"
+	# Four address pairs (each dummy's two addresses, both ways round).
+	pids=
+	for ((i = 0; i < 16; i++)); do
+		"$client" io --session load-$i --server $srv --src $cli --server $cli --src $srv \
+			--server $srv2 --src $cli2 --server $cli2 --src $srv2 --reads 200 --writes 200 \
+			--size 4096 --qd 8 --verify-zero --hold 30 --quiet >$work/load-$i.out 2>$work/load-$i.err &
+		pids="$pids $!"
+	done
+	up=0
+	for ((i = 0; i < 16; i++)); do wait_line $work/load-$i.out '^io: ' 600 && up=$((up + 1)); done
+	held=$(class_sessions | wc -l)
+	npaths=$(ls -d $class/load-*/paths/* 2>/dev/null | wc -l)
+	note "$up sessions did their I/O; held at once: $held sessions, $npaths paths"
+	lost=0
+	for p in $pids; do
+		kill -TERM "$p" 2>/dev/null
+		wait "$p" || lost=$((lost + 1))
+	done
+	errors=$(cat $work/load-*.out | awk '/^io: / { e += $NF } END { print e + 0 }')
+	check "16 sessions x 4 paths up at once ($held sessions, $npaths paths)" test "$held" -eq 16 -a "$npaths" -eq 64
+	check "every session's I/O succeeded ($lost failed, $errors request errors)" test $lost -eq 0 -a "$errors" -eq 0
+	echo "figure: sessions x paths with I/O: done=${held}x$((npaths / (held ? held : 1))) lost=$((lost + errors))"
+	check "the sessions go" wait_class_empty 60
+
+	step "load: every malformed input of rtrs-client bad, 10 rounds"
+	reload sess_queue_depth=500 || fail "reload with sess_queue_depth=500"
+	tried=0 lost=0
+	for ((r = 1; r <= 10; r++)); do
+		for c in $("$client" cases); do
+			out=$("$client" bad "$c" --server $srv --src $cli --session mal --quiet 2>&1)
+			tried=$((tried + 1))
+			grep -q '^result: ' <<<"$out" || { lost=$((lost + 1)); echo "round $r, $c: $out"; }
+			wait_class_empty 20 || { lost=$((lost + 1)); echo "round $r, $c: left $(class_sessions)"; }
+		done
+		# The server still serves.
+		"$client" io --session mal-ok --server $srv --src $cli --reads 10 --writes 10 --size 4096 \
+			--verify-zero --quiet >/dev/null 2>&1 || { lost=$((lost + 1)); echo "round $r: good I/O failed"; }
+	done
+	check "$tried malformed inputs, each answered, the server serving after each round ($lost lost)" test $lost -eq 0
+	echo "figure: malformed inputs tried: done=$tried lost=$lost"
+fi
+
+step "unload"
+check "unload rtrs-null and rtrs-server" servers_down
+check "our class is gone" test ! -e $class
+no_new_problems "$problems0" "the whole suite"
+finish

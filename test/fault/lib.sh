@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers of the fault suites (sourced; runs in the QEMU guest).
+# test/guest/lib.sh gives check/pass/fail/finish, load_deps, wait_gone,
+# wait_exists and rxe_up.
+
+fault_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$fault_here/../guest/lib.sh"
+
+# The client is built with ASan: its leak check at exit costs seconds per
+# run under emulation (4 s on the debug kernel), and the client's own
+# leaks are not what these suites look at.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+
+class=/sys/class/rtrs-server
+srv=10.77.0.1 cli=10.77.0.2 srv2=10.78.0.1 cli2=10.78.0.2
+p1=ip:$cli@ip:$srv p2=ip:$cli2@ip:$srv2
+# RTRS_FAULT_LONG=1: the long soaks (tools/fault/load-figures.sh).
+long=${RTRS_FAULT_LONG:-0}
+
+suite_t0=$SECONDS
+step() { echo "== [+$((SECONDS - suite_t0)) s] $*"; }
+note() { echo "   $*"; }
+
+# Seconds since boot, with two decimals (CLOCK_BOOTTIME).
+now() { local u _; read -r u _ </proc/uptime; echo "$u"; }
+# elapsed T0 [T1]: seconds from T0 to T1 (default now), two decimals.
+elapsed() { awk -v a="$1" -v b="${2:-$(now)}" 'BEGIN { printf "%.2f", b - a }'; }
+# le A B: A <= B for decimal numbers.
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+# wait_line FILE REGEX SECONDS: true once a line of FILE matches.
+wait_line() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_pid PID SECONDS: true once PID has ended (it is then reaped by the
+# caller's wait); false if it still runs.
+wait_pid() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Kernel log lines containing a fixed string (the whole log: compare
+# before and after).
+log_count() { dmesg | grep -cF -- "$1"; }
+# Kernel problems (as tools/vm/kernel-issues.sh sees them, plus rxe's own
+# complaints about objects still referenced: a pool destroyed with elements
+# left).
+problem_re='WARNING:|BUG:|Call Trace:|Oops|KASAN|UBSAN|refcount_t:|list_(add|del) corruption'
+problem_re+='|possible (circular|recursive) locking|inconsistent lock state|blocked for more than'
+problem_re+='|page allocation failure|Out of memory|oom-kill|unfree|pool destroyed'
+problem_count() { dmesg | grep -cE -- "$problem_re"; }
+# wait_log STRING COUNT SECONDS: true once the kernel log has COUNT lines
+# with STRING.
+wait_log() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		[ "$(log_count "$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# no_new_problems SINCE WHAT: a check that no problem line appeared since
+# the count SINCE.
+no_new_problems() {
+	local got=$(($(problem_count) - $1))
+	check "$2: no kernel warning, oops or rxe complaint ($got new)" test "$got" -eq 0
+	[ "$got" -eq 0 ] || dmesg | grep -E -- "$problem_re" | tail -n 5
+}
+
+# The session folders of our class (none: prints nothing).
+class_sessions() { ls -A "$class" 2>/dev/null; }
+class_empty() { [ -z "$(class_sessions)" ]; }
+# wait_class_empty SECONDS
+wait_class_empty() {
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		class_empty && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+new_uuid() { cat /proc/sys/kernel/random/uuid; }
+
+# servers_up [rtrs-server params...]: our server with rtrs-null on port 1234.
+servers_up() {
+	load_deps "$moddir/rtrs-server.ko" &&
+		insmod "$moddir/rtrs-server.ko" "$@" &&
+		insmod "$moddir/rtrs-null.ko"
+}
+servers_down() {
+	local m
+	for m in rtrs_null rtrs_server; do
+		[ -d /sys/module/$m ] || continue
+		rmmod $m || return 1
+	done
+}
+# reload [params...]: servers down and up again with these parameters.
+reload() {
+	servers_down && servers_up "$@"
+}
+param() { cat "/sys/module/rtrs_server/parameters/$1"; }
+
+show() {  # show FILE...: a client's output, for a failure
+	local f
+	for f in "$@"; do
+		echo "--- $f:"
+		tail -n 30 "$f" 2>/dev/null
+	done
+	echo "---"
+}
+
+# cpu_hogs N: N busy loops in the background (their PIDs in $hogs).
+hogs=
+cpu_hogs() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		(while :; do :; done) &
+		hogs="$hogs $!"
+	done
+}
+stop_hogs() {
+	[ -n "$hogs" ] && kill $hogs 2>/dev/null
+	wait $hogs 2>/dev/null
+	hogs=
+}
