@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers of the fault suites (sourced; runs in the QEMU guest).
-# test/guest/lib.sh gives check/pass/fail/finish, load_deps, wait_gone,
+# test/guest/lib.sh gives check/pass/fail/finish, load_deps, wait_gone, wait_line,
 # wait_exists and rxe_up.
 
 fault_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,16 +27,6 @@ now() { local u _; read -r u _ </proc/uptime; echo "$u"; }
 elapsed() { awk -v a="$1" -v b="${2:-$(now)}" 'BEGIN { printf "%.2f", b - a }'; }
 # le A B: A <= B for decimal numbers.
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
-
-# wait_line FILE REGEX SECONDS: true once a line of FILE matches.
-wait_line() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # wait_pid PID SECONDS: true once PID has ended (it is then reaped by the
 # caller's wait); false if it still runs.

@@ -45,6 +45,16 @@ wait_gone() {
 	return 1
 }
 
+# wait_line FILE REGEX SECONDS: true once a line of FILE matches.
+wait_line() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # wait_exists PATH SECONDS: true once PATH exists.
 wait_exists() {
 	local i

@@ -33,16 +33,6 @@ mkdir -p $work
 
 step() { echo "== $*"; }
 
-# wait_line FILE REGEX SECONDS: true once a line of FILE matches.
-wait_line() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # Lines of the kernel log containing a fixed string.
 log_count() { dmesg | grep -cF -- "$1"; }
 # Kernel problems as run-guest looks for them (a subset: enough to tell

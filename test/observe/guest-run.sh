@@ -26,16 +26,6 @@ mkdir -p $work
 
 step() { echo "== $*"; }
 
-# wait_line FILE REGEX SECONDS: true once a line of FILE matches.
-wait_line() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # The trace buffer's events of ours, as "name: fields".
 events() { sed -n 's/^.* \(\(sess\|path\)_\(up\|down\)\|conn_refused\|io_error\|hb_miss\): /\1: /p' $tr/trace; }
 # wait_event REGEX SECONDS: true once an event line matches.
