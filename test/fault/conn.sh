@@ -141,8 +141,21 @@ for ((i = 0; i < halfway; i++)); do
 		--exit-after-up --quiet 2>/dev/null)
 	rc=$?
 	[ $rc -eq 2 ] && [[ $out == *"errno -17 (EEXIST)"* ]] || { bad=$((bad + 1)); echo "attempt $i: $rc $out"; }
+	# An info request before the second connection: the server closes the
+	# path (its close line is not rate-limited, unlike the reason's). The
+	# client hears of it from the CM's disconnect request, a MAD that soft-RoCE
+	# can drop while row 5's clients keep it busy with refusals (seen once
+	# on 6.1: closed by the server in 20 ms, the client waited 10 s): then
+	# the server's own line is what tells.
+	closes0=$(log_count "(unnamed): closing path $p2 (protocol error)")
 	out=$("$client" bad info-before-all-cons --server $srv2 --src $cli2 --session half2 --quiet 2>/dev/null)
-	[ "$out" = "result: closed" ] || { bad=$((bad + 1)); echo "attempt $i: $out"; }
+	closes1=$(log_count "(unnamed): closing path $p2 (protocol error)")
+	if [ "$out" = "result: timeout" ] && [ "$closes1" -gt "$closes0" ]; then
+		echo "attempt $i: the server closed the path; the client did not hear of it (timeout)"
+	elif [ "$out" != "result: closed" ] || [ "$closes1" -le "$closes0" ]; then
+		bad=$((bad + 1))
+		echo "attempt $i: $out (server close lines: $closes0 -> $closes1)"
+	fi
 done
 check "every half-way refusal went as expected ($bad unexpected)" test $bad -eq 0
 check "nothing left of them" wait_gone $class/half 20
