@@ -143,10 +143,10 @@ for ((i = 0; i < halfway; i++)); do
 	[ $rc -eq 2 ] && [[ $out == *"errno -17 (EEXIST)"* ]] || { bad=$((bad + 1)); echo "attempt $i: $rc $out"; }
 	# An info request before the second connection: the server closes the
 	# path (its close line is not rate-limited, unlike the reason's). The
-	# client hears of it from the CM's disconnect request, a MAD that soft-RoCE
-	# can drop while row 5's clients keep it busy with refusals (seen once
-	# on 6.1: closed by the server in 20 ms, the client waited 10 s): then
-	# the server's own line is what tells.
+	# client hears of it from the CM's disconnect request; once on 6.1 it
+	# did not (closed by the server in 20 ms, the client waited 10 s, while
+	# row 5's clients kept the CM busy with refusals; a lost request is the
+	# likely cause, not proven): then the server's own line is what tells.
 	closes0=$(log_count "(unnamed): closing path $p2 (protocol error)")
 	out=$("$client" bad info-before-all-cons --server $srv2 --src $cli2 --session half2 --quiet 2>/dev/null)
 	closes1=$(log_count "(unnamed): closing path $p2 (protocol error)")
