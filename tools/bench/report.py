@@ -27,6 +27,8 @@ SERVERS = ["ours", "upstream"]
 
 def fio_result(path):
     text = open(path).read()
+    if "{" not in text:
+        return None  # a run that did not finish (or is being written)
     job = json.loads(text[text.index("{"):])["jobs"][0]
     r, w = job["read"], job["write"]
     return {"iops": r["iops"] + w["iops"],
@@ -87,6 +89,8 @@ def collect(raw):
                     if not os.path.exists(base + ".json"):
                         break
                     res = fio_result(base + ".json")
+                    if res is None:
+                        break
                     ticks = cpu_ticks(base + ".cpu") if os.path.exists(base + ".cpu") else None
                     res["cpu_us_per_io"] = (ticks * 1e6 / clk / res["ios"]
                                             if ticks is not None and res["ios"] else None)
@@ -159,11 +163,13 @@ def table(summary, head):
                        f"| {fmt_spread(e['ratio'])} | {med(e['ours']['cpu_us_per_io'])} "
                        f"| {med(e['upstream']['cpu_us_per_io'])} | {fmt_spread(e['cpu_ratio'])} |")
     if any(sm["ceiling"]["write"] or sm["ceiling"]["read"] for sm in summary.values()):
-        out += ["", "Raw ceiling: `ib_write_bw` / `ib_read_bw` (perftest, RDMA CM, 128 KiB "
-                "messages, one QP) over the same rxe0 path (10.77.0.2 → 10.77.0.1), once per "
-                "round, MiB/s median (min–max). An rnbd read makes the server RDMA-write, so "
-                "`read-128k-seq` is compared with `ib_write_bw`, `write-128k-seq` with "
-                "`ib_read_bw`; each round's fio MiB/s over that round's ceiling.", "",
+        out += ["", "Raw RDMA, meant as the ceiling: `ib_write_bw` / `ib_read_bw` (perftest, RDMA CM, "
+                "128 KiB messages, one QP, a fixed message count) on the same rxe0 as the rnbd "
+                "session (10.77.0.1 to itself), once per round, MiB/s median (min–max). An rnbd "
+                "read makes the server RDMA-write, so `read-128k-seq` is divided by "
+                "`ib_write_bw`, `write-128k-seq` by `ib_read_bw`, each round's fio MiB/s by that "
+                "round's perftest result; a ratio above 1 means the rnbd path moved more than "
+                "perftest did.", "",
                 "| always_invalidate | ib_write_bw MiB/s | ib_read_bw MiB/s "
                 "| read-128k-seq ours/ceiling | upstream/ceiling "
                 "| write-128k-seq ours/ceiling | upstream/ceiling |",
@@ -196,7 +202,7 @@ def chart(summary, path, title):
                     series[k].append(e[k])
     if not labels:
         return False
-    fig, ax = plt.subplots(figsize=(max(6, 0.75 * len(labels) + 1.5), 4.2))
+    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(labels) + 1.5), 4.6))
     styles = {"ratio": ("IOPS ours/upstream", "tab:blue", -0.15),
               "cpu_ratio": ("CPU per I/O ours/upstream", "tab:orange", 0.15)}
     for k, (name, color, dx) in styles.items():
@@ -211,7 +217,7 @@ def chart(summary, path, title):
         ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", color=color, capsize=3, label=name)
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=7)
+    ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=8)
     ax.set_ylabel("ratio (median, whiskers min–max)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)

@@ -97,8 +97,9 @@ server_round() {
 	unload_stack
 }
 
-# ceiling TOOL FILE: one perftest run over rxe0 (10.77.0.2 -> 10.77.0.1,
-# the device the rnbd session uses), 128 KiB messages; as many as take about
+# ceiling TOOL FILE: one perftest run on rxe0, the device the rnbd session
+# uses (its client connects to 10.77.0.1 and binds the same address),
+# 128 KiB messages; as many as take about
 # SECONDS at 12 MiB/s, what it gets here (a count, not -D: with -D 2 it measured 64 messages
 # here, a fraction of the run).
 ceiling() {
