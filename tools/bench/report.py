@@ -146,7 +146,7 @@ def med(s, digits=0):
 def table(summary, head):
     out = [head, "",
            "Medians over the rounds; ratios are ours/upstream per round (each round of ours "
-           "is paired with the upstream round that follows it): median (min–max). "
+           "is paired with the upstream run of the same round): median (min–max). "
            "CPU µs/IO: busy guest CPU time (user+nice+system+irq+softirq from /proc/stat, "
            "both vCPUs, fio included) over the fio job divided by the I/Os it completed; "
            "a CPU ratio below 1 means ours costs less per I/O.", "",

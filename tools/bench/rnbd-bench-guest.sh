@@ -7,12 +7,14 @@
 # ib_read_bw) once per round. Writes raw results only; the host turns them
 # into table.md and a chart (tools/bench/report.py).
 #
-# Usage: rnbd-bench-guest.sh OUR_MODULE_DIR PEERS_DIR OUT_DIR ROUNDS SECONDS "CASES" "INVALIDATE"
+# Usage: rnbd-bench-guest.sh OUR_MODULE_DIR PEERS_DIR OUT_DIR ROUNDS SECONDS "CASES" "INVALIDATE" [ORDER]
 #   CASES: space-separated case names (see case_args), INVALIDATE: "Y N", "Y" or "N"
+#   ORDER: fixed (ours first in every round, the default) or alternate (upstream
+#   first in the even rounds: ours, upstream, upstream, ours, ...)
 # Output in OUT_DIR: inv-Y/r1-ours-randread-4k-qd1.json (fio) and .cpu (two
 # /proc/stat "cpu" lines: before and after), inv-Y/r1-ceiling-write.txt ...
 set -uo pipefail
-ours=$1 peers=$2 out=$3 rounds=$4 secs=$5 cases=$6 invs=$7
+ours=$1 peers=$2 out=$3 rounds=$4 secs=$5 cases=$6 invs=$7 order=${8:-fixed}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../test/guest/lib.sh"
 ctl=/sys/devices/virtual/rnbd-client/ctl
@@ -119,8 +121,11 @@ for inv in $invs; do
 	d=$out/inv-$inv
 	mkdir -p "$d"
 	for ((r = 1; r <= rounds; r++)); do
-		server_round ours "$inv" "$d" $r || { unload_stack; exit 1; }
-		server_round upstream "$inv" "$d" $r || { unload_stack; exit 1; }
+		pair="ours upstream"
+		[ "$order" = alternate ] && [ $((r % 2)) -eq 0 ] && pair="upstream ours"
+		for srv in $pair; do
+			server_round $srv "$inv" "$d" $r || { unload_stack; exit 1; }
+		done
 		if command -v ib_write_bw >/dev/null; then
 			echo "[bench] round $r: ceiling (at $(($(date +%s) - start)) s)"
 			ceiling ib_write_bw "$d/r$r-ceiling-write.txt"

@@ -13,6 +13,8 @@
 #   CASE_SECONDS    seconds per fio case [5] (the argument wins)
 #   CASES           space-separated case names [all seven, see below]
 #   INVALIDATE      always_invalidate values of both servers ["Y N"]
+#   ORDER           fixed: ours, then upstream, in every round [fixed];
+#                   alternate: upstream first in the even rounds
 #   BENCH_OUT       output folder [build/bench/KVER-DATE]
 #   RTRS_BUILD_DIR  build folder [./build]
 # Cases: randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32
@@ -26,6 +28,8 @@ secs=${1:-${CASE_SECONDS:-5}}
 rounds=${ROUNDS:-5}
 cases=$(echo ${CASES:-$all_cases})
 invs=${INVALIDATE:-Y N}
+order=${ORDER:-fixed}
+case $order in fixed | alternate) ;; *) echo "rnbd-bench: ORDER is fixed or alternate" >&2; exit 2 ;; esac
 for v in "$secs" "$rounds"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "rnbd-bench: seconds and ROUNDS must be positive integers" >&2; exit 2; }
 done
@@ -60,17 +64,17 @@ out=$(realpath "$out")
 # loading and mapping; 2 x seconds of perftest per round; a margin.
 n=$(echo $cases | wc -w)
 timeout=$((600 + $(echo $invs | wc -w) * rounds * (2 * n * (secs + 4) + 20 + 2 * (secs + 10))))
-echo "rnbd-bench: $kver, $rounds round(s) x [$cases] x always_invalidate [$invs], $secs s per case; results in $out"
+echo "rnbd-bench: $kver, $rounds round(s) x [$cases] x always_invalidate [$invs], $secs s per case, order $order; results in $out"
 # What else ran on the host: load average and other QEMU guests, before and after.
 host_state() { echo "load $(cut -d' ' -f1-3 /proc/loadavg), other qemu guests: $(pgrep -c qemu-system || true)"; }
 before=$(host_state)
 begin=$(date +%s)
 tools/vm/run-guest --kver "$kver" --out "$out/vm" --timeout "$timeout" \
 	-- "$top/tools/bench/rnbd-bench-guest.sh" "$build/module/$kver" "$build/peers/$kver" "$out/vm" \
-	"$rounds" "$secs" "$cases" "$invs"
+	"$rounds" "$secs" "$cases" "$invs" "$order"
 took=$(($(date +%s) - begin))
 after=$(host_state)
 echo "rnbd-bench: guest run took $took s"
 /usr/bin/python3 tools/bench/report.py --kver "$kver" --rounds "$rounds" --seconds "$secs" \
-	--note "$(date -u -d @"$begin" '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, TCG; guest run $took s; host before: $before; after: $after" \
+	--note "order $order; $(date -u -d @"$begin" '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, TCG; guest run $took s; host before: $before; after: $after" \
 	"$out/vm" "$out"
