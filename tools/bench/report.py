@@ -48,13 +48,14 @@ def cpu_ticks(path):
 
 def perftest_mibs(path):
     """perftest's "BW average[MB/sec]" (its MB is 2^20 bytes) of the row of
-    128 KiB messages, or None."""
+    128 KiB messages, or None (no such row, or 0)."""
     if not os.path.exists(path):
         return None
     for line in open(path):
         f = line.split()
         if len(f) >= 5 and f[0] == "131072" and all(re.fullmatch(r"[0-9.]+", x) for x in f[:5]):
-            return float(f[3])
+            bw = float(f[3])
+            return bw if bw > 0 else None  # it printed 0.00 once here: no result
     return None
 
 
