@@ -22,11 +22,10 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-all_cases="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32
-read-128k-seq write-128k-seq mixed-70r-4k64k-qd8"
+all_cases="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32 read-128k-seq write-128k-seq mixed-70r-4k64k-qd8"
 secs=${1:-${CASE_SECONDS:-5}}
 rounds=${ROUNDS:-5}
-cases=$(echo ${CASES:-$all_cases})
+cases=$(xargs <<<"${CASES:-$all_cases}")  # one space between names
 invs=${INVALIDATE:-Y N}
 order=${ORDER:-fixed}
 case $order in fixed | alternate) ;; *) echo "rnbd-bench: ORDER is fixed or alternate" >&2; exit 2 ;; esac
@@ -37,7 +36,7 @@ for v in $invs; do
 	case $v in Y | N) ;; *) echo "rnbd-bench: INVALIDATE takes Y and/or N" >&2; exit 2 ;; esac
 done
 for c in $cases; do
-	case " $(echo $all_cases) " in *" $c "*) ;; *) echo "rnbd-bench: unknown case $c (cases: $(echo $all_cases))" >&2; exit 2 ;; esac
+	case " $all_cases " in *" $c "*) ;; *) echo "rnbd-bench: unknown case $c (cases: $all_cases)" >&2; exit 2 ;; esac
 done
 
 if [ "$(id -u)" -eq 0 ]; then
@@ -62,8 +61,8 @@ mkdir -p "$out"
 out=$(realpath "$out")
 # Guest time: per round and server, the cases plus about 10 s of module
 # loading and mapping; 2 x seconds of perftest per round; a margin.
-n=$(echo $cases | wc -w)
-timeout=$((600 + $(echo $invs | wc -w) * rounds * (2 * n * (secs + 4) + 20 + 2 * (secs + 10))))
+n=$(wc -w <<<"$cases")
+timeout=$((600 + $(wc -w <<<"$invs") * rounds * (2 * n * (secs + 4) + 20 + 2 * (secs + 10))))
 echo "rnbd-bench: $kver, $rounds round(s) x [$cases] x always_invalidate [$invs], $secs s per case, order $order; results in $out"
 # What else ran on the host: load average and other QEMU guests, before and after.
 host_state() { echo "load $(cut -d' ' -f1-3 /proc/loadavg), other qemu guests: $(pgrep -c qemu-system || true)"; }
