@@ -1,23 +1,79 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The benchmark (not a test): fio on /dev/rnbd0 over our rtrs-server and over
-# the upstream one, side by side in one guest run, as a table with ratios.
+# the upstream one, in interleaved rounds in one guest run, with the raw rxe
+# ceiling (perftest) measured in the same rounds; writes table.md, results.json
+# and chart.png (tools/bench/report.py) to the output folder.
 # Installs what it needs (as root), builds our module and the upstream peers.
-# Usage: tools/bench/rnbd-bench.sh [RUNTIME_SECONDS]   (KVER picks the kernel)
+#
+# Usage: tools/bench/rnbd-bench.sh [SECONDS_PER_CASE]
+# Environment (defaults in brackets):
+#   KVER            kernel to boot [the first of tools/kernels.sh]
+#   ROUNDS          rounds per server, per case and always_invalidate value [5]
+#   CASE_SECONDS    seconds per fio case [5] (the argument wins)
+#   CASES           space-separated case names [all seven, see below]
+#   INVALIDATE      always_invalidate values of both servers ["Y N"]
+#   ORDER           fixed: ours, then upstream, in every round [fixed];
+#                   alternate: upstream first in the even rounds
+#   BENCH_OUT       output folder [build/bench/KVER-DATE]
+#   RTRS_BUILD_DIR  build folder [./build]
+# Cases: randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32
+#        read-128k-seq write-128k-seq mixed-70r-4k64k-qd8
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-runtime=${1:-10}
+all_cases="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32 read-128k-seq write-128k-seq mixed-70r-4k64k-qd8"
+secs=${1:-${CASE_SECONDS:-5}}
+rounds=${ROUNDS:-5}
+cases=$(xargs <<<"${CASES:-$all_cases}")  # one space between names
+invs=${INVALIDATE:-Y N}
+order=${ORDER:-fixed}
+case $order in fixed | alternate) ;; *) echo "rnbd-bench: ORDER is fixed or alternate" >&2; exit 2 ;; esac
+for v in "$secs" "$rounds"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "rnbd-bench: seconds and ROUNDS must be positive integers" >&2; exit 2; }
+done
+for v in $invs; do
+	case $v in Y | N) ;; *) echo "rnbd-bench: INVALIDATE takes Y and/or N" >&2; exit 2 ;; esac
+done
+for c in $cases; do
+	case " $all_cases " in *" $c "*) ;; *) echo "rnbd-bench: unknown case $c (cases: $all_cases)" >&2; exit 2 ;; esac
+done
+
 if [ "$(id -u)" -eq 0 ]; then
 	tools/install-deps.sh
-	command -v fio >/dev/null || apt-get install -y -q fio
+	# fio, perftest (ib_write_bw, ib_read_bw) and matplotlib (the chart)
+	missing=
+	for p in fio perftest python3-matplotlib; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		apt-get update -q
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
+	fi
 fi
 kver=${KVER:-$(tools/kernels.sh | awk "NR == 1")}
 build=${RTRS_BUILD_DIR:-$top/build}
 tools/build-module.sh "$kver" "$build/module/$kver" >/dev/null
 tools/upstream/build-peers.sh --rnbd-server-against "$build/module/$kver" "$kver" "$build/peers/$kver" >/dev/null
-out=$build/bench/$kver-$(date +%Y%m%d-%H%M%S)
+out=${BENCH_OUT:-$build/bench/$kver-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
-tools/vm/run-guest --kver "$kver" --out "$out/vm" --timeout 1800 \
-	-- "$top/tools/bench/rnbd-bench-guest.sh" "$build/module/$kver" "$build/peers/$kver" "$runtime" "$out/vm"
-echo "table: $out/vm/table.md (fio results beside it)"
+out=$(realpath "$out")
+# Guest time: per round and server, the cases plus about 10 s of module
+# loading and mapping; 2 x seconds of perftest per round; a margin.
+n=$(wc -w <<<"$cases")
+timeout=$((600 + $(wc -w <<<"$invs") * rounds * (2 * n * (secs + 4) + 20 + 2 * (secs + 10))))
+echo "rnbd-bench: $kver, $rounds round(s) x [$cases] x always_invalidate [$invs], $secs s per case, order $order; results in $out"
+# What else ran on the host: load average and other QEMU guests, before and after.
+host_state() { echo "load $(cut -d' ' -f1-3 /proc/loadavg), other qemu guests: $(pgrep -c qemu-system || true)"; }
+before=$(host_state)
+begin=$(date +%s)
+tools/vm/run-guest --kver "$kver" --out "$out/vm" --timeout "$timeout" \
+	-- "$top/tools/bench/rnbd-bench-guest.sh" "$build/module/$kver" "$build/peers/$kver" "$out/vm" \
+	"$rounds" "$secs" "$cases" "$invs" "$order"
+took=$(($(date +%s) - begin))
+after=$(host_state)
+echo "rnbd-bench: guest run took $took s"
+/usr/bin/python3 tools/bench/report.py --kver "$kver" --rounds "$rounds" --seconds "$secs" \
+	--note "order $order; $(date -u -d @"$begin" '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, TCG; guest run $took s; host before: $before; after: $after" \
+	"$out/vm" "$out"
