@@ -169,7 +169,7 @@ __UINT64_TYPE__ rtrs_env_now_ms(void)
 	return ktime_to_ms(ktime_get());
 }
 
-/* The latency histograms' clock: two readings a request. */
+/* The latency histograms' clock: three readings a request. */
 __UINT64_TYPE__ rtrs_env_now_ns(void)
 {
 	return ktime_get_ns();
