@@ -163,6 +163,7 @@ wait_exists "$class/starve/paths/$p2" 20
 c0=$(rxe_counters rxe0) c1=$(rxe_counters rxe1)
 hb0=$(log_count "no heartbeat from the client")
 closes0=$(log_count ": closing path ")
+rxebug0=$(log_count "rxe_reg_fast_mr: mr->lkey") tio0=$(log_count "starve-io: closing path $p1 (transport error)")
 cpu_hogs 4
 t0=$(now)
 # Row 17: default timeouts; our server must not take the load for silence.
@@ -194,7 +195,20 @@ note "--ack-timeout 14 client (rxe1): exit $rrc; $(grep -h '^io: \|lost' $work/r
 grep -E "WRITE:|READ:|err=" $work/row17.fio | sed 's/^ */   /'
 hb=$(($(log_count "no heartbeat from the client") - hb0))
 check "no path closed for missed heartbeats under load ($hb)" test $hb -eq 0
-check "rtrs-client io kept its path for 30 s at qd 32 (exit $irc)" test $irc -eq 0
+# Soft-RoCE's own retransmission bug (FAILURES.md, the third weakness) can
+# strike this client too (seen once, stock 6.1, in the long mode): rxe
+# executes a registration behind a retransmitted request again, "mr->lkey
+# ... not free", and our send fails. Then the path must have been closed
+# for that (a transport error, not heartbeats) and a new session must work.
+rxebug=$(($(log_count "rxe_reg_fast_mr: mr->lkey") - rxebug0))
+tio=$(($(log_count "starve-io: closing path $p1 (transport error)") - tio0))
+if [ $irc -eq 3 ] && [ $rxebug -gt 0 ] && [ $tio -eq 1 ]; then
+	note "rxe's retransmission bug struck the row 17 client ($rxebug 'not free' line(s)); our server closed its path for a transport error"
+	out=$("$client" connect --session starve-io --server $srv --src $cli --port 1235 --exit-after-up --quiet 2>&1)
+	check "after rxe's bug, a new session on rxe0 works" grep -q "^path $p1 up" <<<"$out"
+else
+	check "rtrs-client io kept its path for 30 s at qd 32 (exit $irc)" test $irc -eq 0
+fi
 [ $irc -eq 0 ] || show $work/starve-io.out $work/starve-io.err
 check "the retransmitting client ended well or saw its path closed (exit $rrc)" test $rrc -eq 0 -o $rrc -eq 3
 [ $rrc -eq 0 ] || show $work/retrans.out $work/retrans.err
