@@ -73,6 +73,9 @@ unmap() { echo normal >"/sys/block/${1#/dev/}/rnbd/unmap_device"; }
 reconnect() {
 	local i
 	for ((i = 0; i < 10; i++)); do
+		# (a path that is back already is left alone: the client's
+		# reconnect file would take it down once more)
+		[ -e "$class/$1/paths/$2" ] && return 0
 		echo 1 >"$cclass/$1/paths/$2/reconnect" 2>/dev/null
 		wait_exists "$class/$1/paths/$2" 3 && return 0
 	done
@@ -303,6 +306,10 @@ if [ "$long" = 1 ]; then
 	done=0 lost=0
 	for ((i = 1; i <= 100; i++)); do
 		[ $((i % 2)) = 1 ] && p=$p1 || p=$p2
+		# Both paths up before each cut (once, the path cut before had not
+		# come back yet: both down, the write failed with EIO).
+		wait_exists "$class/cuts/paths/$p1" 30 && wait_exists "$class/cuts/paths/$p2" 30 ||
+			echo "disconnect $i: the paths were not both up after 30 s"
 		fio_verify cut-$i "$dev" 8M --offset=$(((i % 4) * 8))M &
 		fpid=$!
 		for ((j = 0; j < 50; j++)); do
