@@ -429,7 +429,12 @@ Expected<InfoOutcome> Path::info_exchange(const std::vector<uint8_t>& req, int t
     Con* con0 = nullptr;
     for (auto& c : cons_)
         if (c->cid() == 0 && c->state() == Con::State::Established) con0 = c.get();
-    if (!con0) return Status::error(ENOTCONN, "connection 0 is not connected");
+    if (!con0) {
+        // Gone since connect_all(): the server closed the path (seen when
+        // its receives could not be posted at join).
+        if (lost()) return Status::error(ECONNRESET, lost_reason_, Failure::Closed);
+        return Status::error(ENOTCONN, "connection 0 is not connected");
+    }
     info_rsp_.reset();
     if (Status s = con0->post_send(req.data(), req.size()); !s.ok()) return s;
     Status s = loop_.wait_for([this] { return info_rsp_.has_value() || lost(); }, timeout_ms,
