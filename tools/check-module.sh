@@ -29,7 +29,7 @@ for field in license description version vermagic; do
 done
 printf '%s\n' "$info" | grep -q "^license: *GPL$" || { echo "FAIL: license is not GPL" >&2; fail=1; }
 printf '%s\n' "$info" | grep -q "^vermagic: *$kver " || { echo "FAIL: vermagic is not $kver" >&2; fail=1; }
-for p in always_invalidate:bool max_chunk_size:int sess_queue_depth:int max_chunk_mem_mb:uint; do
+for p in always_invalidate:bool max_chunk_size:int sess_queue_depth:int max_chunk_mem_mb:uint signal_interval:uint; do
 	name=${p%%:*} type=${p#*:}
 	if printf '%s\n' "$info" | grep -Eq "^parm: *$name:.+ \($type\)$"; then
 		echo "ok: parameter $name ($type) is described"

@@ -50,9 +50,14 @@ rt::Result<rtrs_env_con_sizes> Connection::sizes(rt::u16 cid, const rtrs_env_dev
     return s;
 }
 
-rt::Result<void> Connection::create(rtrs_env_cm* cm, const rtrs_env_con_sizes& sizes) {
-    ends_ = RT_TRY(rt::Array<rt::u64>::make(rt::Gfp::kernel, sizes.max_send_wr));
+rt::Result<void> Connection::create(rtrs_env_cm* cm, const rtrs_env_con_sizes& sizes,
+                                    rt::u32 signal_interval) {
+    ends_ = RT_TRY(rt::Array<End>::make(rt::Gfp::kernel, sizes.max_send_wr));
     sq_size_ = sizes.max_send_wr;
+    interval_ = signal_interval ? signal_interval : 1;
+    // Less than half the queue: see the header. The queue holds at least
+    // kMinSendWr, so a chain of kMaxChainWrs still fits beside the tail.
+    tail_max_ = sq_size_ / 2;
     recv_cqe.owner = this;
     recv_cqe.kind = kCqeRecv;
     send_cqe.owner = this;
@@ -67,29 +72,44 @@ Connection::~Connection() {
     if (info_buf.cpu) rtrs_env_buf_free(path_->dev().env(), &info_buf);
 }
 
-int Connection::post(const rtrs_env_wr* wrs, rt::u32 n) {
+int Connection::post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp) {
+    if (n == 0) return 0;
     if (!room(n)) {
         rtrs_env_warn("rtrs core: post without room in the send queue");
         return -rt::errc::nobufs;
     }
+    rtrs_env_wr& last = wrs[n - 1];
+    if (!last.signaled) {
+        // Posts the caller did not ask a completion for: one in interval_.
+        if (++unasked_ >= interval_) unasked_ = 0;
+        if (unasked_ == 0 || tail_ + n >= tail_max_) last.signaled = 1;
+    }
     int err = rtrs_env_post_send(env_, wrs, n);
     if (err) return err;
     posted_ += n;
+    if (!last.signaled) {
+        tail_ += n;
+        return 0;
+    }
+    tail_ = 0;
     // The queue holds at most sq_size_ requests, so at most that many
     // signaled ones are outstanding.
-    ends_[(ends_head_ + ends_count_) % sq_size_] = posted_;
+    ends_[(ends_head_ + ends_count_) % sq_size_] = End{posted_, stamp ? *stamp : 0, stamp != nullptr};
     ++ends_count_;
     return 0;
 }
 
-void Connection::signaled_done() {
+bool Connection::signaled_done(rt::u64* stamp) {
     if (ends_count_ == 0) {
         rtrs_env_warn("rtrs core: a completion nobody posted");
-        return;
+        return false;
     }
-    done_ = ends_[ends_head_];
+    const End e = ends_[ends_head_];
+    done_ = e.end;
     ends_head_ = (ends_head_ + 1) % sq_size_;
     --ends_count_;
+    if (e.stamped && stamp) *stamp = e.stamp;
+    return e.stamped;
 }
 
 }  // namespace core

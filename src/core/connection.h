@@ -2,12 +2,15 @@
 // One RDMA CM connection of a path: its queue pair, what its send queue
 // holds, and what waits for room there.
 //
-// Send queue accounting: every post counts its work requests; the last of
-// each post is signaled, and a signaled completion means everything posted
-// before it completed too (a queue pair completes in order), so `done`
-// moves up to where that post ended. Nothing is posted past the queue's
-// size: what does not fit waits in `pending`, in order, for the next
-// completion. All of it under the path's io lock.
+// Send queue accounting: every post counts its work requests. A signaled
+// completion means everything posted before it completed too (a queue pair
+// completes in order), so `done` moves up to where that post ended. Only
+// some posts are signaled: those whose completion their caller needs; of
+// the others (responses), one in `signal_interval`, and any after which
+// the unsignaled tail would reach half the queue. So when a post finds no room, a signaled completion is
+// still to come (the tail is less than half, the queue more than half
+// used), and what does not fit waits in `pending`, in order, for it. All
+// of it under the path's io lock.
 #pragma once
 
 #include "core/env.h"
@@ -32,7 +35,10 @@ public:
                                                 rt::u32 queue_depth, rt::u32 mrs_num,
                                                 bool always_invalidate, const char** why);
     // The QP and CQ on the cm_id of its connection request.
-    rt::Result<void> create(rtrs_env_cm* cm, const rtrs_env_con_sizes& sizes);
+    // The QP and CQ on the cm_id of its connection request; one response
+    // post in signal_interval is signaled.
+    rt::Result<void> create(rtrs_env_cm* cm, const rtrs_env_con_sizes& sizes,
+                            rt::u32 signal_interval);
 
     Path& path() const { return *path_; }
     rt::u16 cid() const { return cid_; }
@@ -41,10 +47,13 @@ public:
 
     // Send queue (io lock held).
     bool room(rt::u32 n) const { return sq_size_ - static_cast<rt::u32>(posted_ - done_) >= n; }
-    // Posts n work requests whose last one is signaled; counts them.
-    int post(const rtrs_env_wr* wrs, rt::u32 n);
+    // Posts n work requests and counts them. The last one is signaled when
+    // the caller set it so, or when the accounting above wants it; *stamp
+    // comes back from signaled_done() if it was.
+    int post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp = nullptr);
     // A signaled work request completed: its post and all before are done.
-    void signaled_done();
+    // True, with *stamp set, if that post had a stamp.
+    bool signaled_done(rt::u64* stamp = nullptr);
     rt::u32 sq_size() const { return sq_size_; }
     rt::u32 sq_used() const { return static_cast<rt::u32>(posted_ - done_); }
 
@@ -65,8 +74,17 @@ private:
     rt::u32 sq_size_ = 0;
     rt::u64 posted_ = 0;
     rt::u64 done_ = 0;
-    // Where each outstanding signaled post ended, oldest first.
-    rt::Array<rt::u64> ends_;
+    rt::u32 interval_ = 1;      // signal one post in this many
+    rt::u32 tail_max_ = 0;      // unsignaled work requests allowed after a signaled one
+    rt::u32 unasked_ = 0;       // posts without a completion asked, modulo interval_
+    rt::u32 tail_ = 0;          // work requests since the last signaled one
+    // Where each outstanding signaled post ended, and its stamp, oldest first.
+    struct End {
+        rt::u64 end;
+        rt::u64 stamp;
+        bool stamped;
+    };
+    rt::Array<End> ends_;
     rt::u32 ends_head_ = 0;
     rt::u32 ends_count_ = 0;
 };

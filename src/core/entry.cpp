@@ -26,6 +26,7 @@ extern "C" int rtrs_core_init(const rtrs_core_config* c, rt::u32* chunk_mem_mb_o
     cfg.chunk_size = c->max_chunk_size;
     cfg.queue_depth = c->sess_queue_depth;
     cfg.page_size = c->page_size;
+    cfg.signal_interval = c->signal_interval ? c->signal_interval : kDefaultSignalInterval;
     cfg.chunk_mem_limit = c->chunk_mem_mb ? rt::u64{c->chunk_mem_mb} << 20
                                           : default_chunk_mem_limit(rtrs_env_total_ram());
     if (chunk_mem_mb_out) *chunk_mem_mb_out = static_cast<rt::u32>(cfg.chunk_mem_limit >> 20);

@@ -169,7 +169,7 @@ rt::Result<Connection*> Path::add_connection(rt::u16 cid, rtrs_env_cm* cm, const
         rt::destroy(c);
         return rt::err(rt::errc::nomem);
     }
-    auto made = c->create(cm, sizes.value());
+    auto made = c->create(cm, sizes.value(), module()->cfg().signal_interval);
     if (!made.ok()) {
         rt::destroy(c);
         return rt::err(made.error());
@@ -237,16 +237,16 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
     case kCqeSend:
         if (!wc.ok) break;
         {
+            const rt::u64 now = kLatencyOn ? rtrs_env_now_ns() : 0;
             Guard g(io_lock_);
-            c.signaled_done();
+            rt::u64 answered_ns = 0;
+            // A signaled response: one sample of the transport latency.
+            if (c.signaled_done(&answered_ns) && kLatencyOn) lat_net_.record_span(answered_ns, now);
             run_pending(c);
         }
         return;
     case kCqeInv:
         on_inv_done(c, *static_cast<Request*>(cqe.owner), wc);
-        return;
-    case kCqeRsp:
-        on_rsp_done(c, *static_cast<Request*>(cqe.owner), wc);
         return;
     case kCqeInfo:
         on_info_wc(c, wc);

@@ -166,7 +166,6 @@ public:
     void on_imm(Connection& c, rt::u32 imm);
     void on_io_request(Connection& c, rt::u32 payload);
     void on_inv_done(Connection& c, Request& r, const rtrs_core_wc& wc);
-    void on_rsp_done(Connection& c, Request& r, const rtrs_core_wc& wc);
     // No lock: reads the request from its chunk and hands it to the ULP.
     void dispatch(Request& r);
     // Posts what waits on c while there is room.

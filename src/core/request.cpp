@@ -21,8 +21,6 @@ void Request::init(Path& path, rt::u32 id) {
     dir = kDirWrite;
     inv_cqe.owner = this;
     inv_cqe.kind = kCqeInv;
-    rsp_cqe.owner = this;
-    rsp_cqe.kind = kCqeRsp;
 }
 
 namespace {
@@ -265,14 +263,17 @@ void Path::respond_locked(Request& r) {
 }
 
 // The response: [data write] [new registration] [remote invalidation] and
-// the immediate, in one chain whose last element alone is signaled.
+// the immediate, in one chain. None of it is signaled unless the send
+// queue's accounting wants it (connection.h); a failure completes on the
+// connection's send_cqe all the same. The request is done once posted: the
+// client reuses the chunk only after the immediate reached it, which the
+// queue pair sends after everything before it.
 bool Path::post_response_locked(Request& r) {
     Connection& c = r.conn();
     const bool read = r.type == wire::MsgType::Read && r.has_desc;
     const bool send_data = read && r.answer == 0;
     const bool need_inval = read && r.need_inval;
     rtrs_env_wr wrs[4] = {};
-    // Only the last is signaled; the others complete only when they fail.
     for (rtrs_env_wr& w : wrs) w.cqe = &c.send_cqe;
     rt::u32 n = 0;
     if (send_data) {
@@ -302,8 +303,6 @@ bool Path::post_response_locked(Request& r) {
     }
     rtrs_env_wr& imm = wrs[n++];
     imm.imm = wire::io_rsp_imm(r.id(), r.answer, need_inval);
-    imm.signaled = 1;
-    imm.cqe = &r.rsp_cqe;
     if (m) {
         auto len = wire::encode_rkey_rsp(
             rt::MutBytes(static_cast<rt::u8*>(m->rkey_msg.cpu), m->rkey_msg.len),
@@ -316,34 +315,15 @@ bool Path::post_response_locked(Request& r) {
     } else {
         imm.op = RTRS_ENV_WR_RDMA_WRITE_IMM;
     }
-    int err = c.post(wrs, n);
+    // If signaled, its completion is a sample of the transport latency.
+    int err = c.post(wrs, n, kLatencyOn ? &r.answered_ns : nullptr);
     if (err) {
         Log(kErr, true).who(sess_name(), name_).put(": cannot send the response of request ")
             .dec(rt::u64{r.id()}).put(": ").dec(err);
         return false;
     }
-    r.state = ReqState::Responding;
-    ++r.chains;
+    r.state = ReqState::Free;
     return true;
-}
-
-void Path::on_rsp_done(Connection& c, Request& r, const rtrs_core_wc& wc) {
-    const rt::u64 now = kLatencyOn && wc.ok ? rtrs_env_now_ns() : 0;
-    Guard g(io_lock_);
-    if (r.chains) --r.chains;
-    if (r.state == ReqState::Responding && r.chains == 0) {
-        r.state = ReqState::Free;
-        if (kLatencyOn && wc.ok) lat_net_.record_span(r.answered_ns, now);
-    }
-    if (!wc.ok) {
-        if (!wc.flushed)
-            Log(kErr, true).who(sess_name(), name_).put(": the response of request ").dec(rt::u64{r.id()})
-                .put(" failed: ").put(wc.status);
-        close_locked(CloseReason::Transport);
-        return;
-    }
-    c.signaled_done();
-    run_pending(c);
 }
 
 // Io lock held: posts what waits on c, in order, while it fits.

@@ -3,8 +3,8 @@
 //
 //   Free --arrival--> Invalidating --(local invalidation done)--> WithUlp
 //   Free --arrival (no always_invalidate)----------------------> WithUlp
-//   WithUlp --ULP answers--> Responding --(response sent)--> Free
-//                         \-> Queued (no room in the send queue yet) -> Responding
+//   WithUlp --ULP answers, response posted--> Free
+//           \-> Queued (no room in the send queue yet) --posted--> Free
 //   any --path closing--> Free (nothing more is posted)
 //
 // The upper layer knows a request as its struct rtrs_srv_op: the first
@@ -35,7 +35,7 @@ static_assert(__builtin_offsetof(OpHeader, dir) == 12);
 inline constexpr rt::u8 kDirRead = 0;
 inline constexpr rt::u8 kDirWrite = 1;
 
-enum class ReqState : rt::u8 { Free, Invalidating, WithUlp, Queued, Responding };
+enum class ReqState : rt::u8 { Free, Invalidating, WithUlp, Queued };
 
 // What waits for room in a connection's send queue.
 struct PendingTag;
@@ -44,9 +44,8 @@ enum class Pending : rt::u8 { None, Invalidate, Respond };
 // Completion kinds (rtrs_core_cqe::kind).
 enum CqeKind : unsigned {
     kCqeRecv = 1,      // Connection: a receive
-    kCqeSend,          // Connection: a heartbeat, an ack, or an error of a chain member
+    kCqeSend,          // Connection: a response, a heartbeat ack, or an error of either
     kCqeInv,           // Request: the local invalidation before it
-    kCqeRsp,           // Request: the last work request of its response
     kCqeInfo,          // Path: a batch of registrations, or the info response
 };
 
@@ -69,7 +68,6 @@ public:
     Pending pending = Pending::None;
     int answer = 0;               // the status to send (Queued)
     rt::u32 hdr_off = 0;          // the RTRS header's offset in the chunk
-    rt::u32 chains = 0;           // response chains posted, not yet completed
     // From the request header (dispatch()):
     wire::MsgType type = wire::MsgType::Write;
     rt::u32 data_len = 0;
@@ -83,7 +81,6 @@ public:
     rt::u64 answered_ns = 0;
 
     rtrs_core_cqe inv_cqe{};
-    rtrs_core_cqe rsp_cqe{};
 
 private:
     Path* path_ = nullptr;

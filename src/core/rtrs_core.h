@@ -37,6 +37,8 @@ struct rtrs_core_config {
 	__UINT32_TYPE__ chunk_mem_mb;
 	/* The page size: the room for headers the server announces. */
 	__UINT32_TYPE__ page_size;
+	/* One response in this many asks for a completion; 0: the default. */
+	__UINT32_TYPE__ signal_interval;
 };
 
 /*

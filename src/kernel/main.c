@@ -44,6 +44,12 @@ module_param(max_chunk_mem_mb, uint, 0444);
 MODULE_PARM_DESC(max_chunk_mem_mb,
 		 "MiB of chunk memory all sessions together may hold; a new session past it is refused with ENOMEM (default 0: half of the machine's memory)");
 
+/* Ours: upstream signals one send in min(queue depth, 512), fixed. */
+static unsigned int signal_interval;
+module_param(signal_interval, uint, 0444);
+MODULE_PARM_DESC(signal_interval,
+		 "One I/O response in N asks for a completion, which is also one sample of the transport latency histogram; 1: every response (default 0: 32)");
+
 /* The core spells errno values out; they must be the kernel's. */
 #define RTRS_CHECK_ERRNO(macro, name, value) static_assert(macro == value, #macro);
 RT_ERRNO_LIST(RTRS_CHECK_ERRNO)
@@ -131,6 +137,7 @@ static int __init rtrs_srv_init(void)
 		.sess_queue_depth = sess_queue_depth,
 		.chunk_mem_mb = max_chunk_mem_mb,
 		.page_size = PAGE_SIZE,
+		.signal_interval = signal_interval,
 	};
 	u32 budget_mb;
 	char why[160];

@@ -64,6 +64,7 @@ Fixture::Fixture(Opts o) : opts(o) {
     cfg.sess_queue_depth = o.queue_depth;
     cfg.chunk_mem_mb = o.chunk_mem_mb;
     cfg.page_size = 4096;
+    cfg.signal_interval = o.signal_interval;
     init_err = rtrs_core_init(&cfg, nullptr);
     if (init_err) return;
     core_up = true;

@@ -22,6 +22,9 @@ struct Opts {
     std::uint32_t chunk_size = 16384;
     std::uint32_t chunk_mem_mb = 0;  // 0: the default (half the fake RAM)
     long fail_at = -1;               // the fake kernel's failure point, from the start
+    // 1: every response signaled, so that each one's completion can be
+    // driven; the module's default (32) where a test says so.
+    std::uint32_t signal_interval = 1;
 };
 
 // One client path: its identity and, once up, what the info response said.

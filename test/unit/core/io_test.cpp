@@ -294,3 +294,140 @@ TEST(Heartbeat, AnyTrafficKeepsThePathUp) {
     EXPECT_EQ(count_logs("no heartbeat"), 0);
     EXPECT_TRUE(f.finish());
 }
+
+// --- Signaling: which responses ask for a completion -------------------------
+
+namespace {
+
+// Whether the response immediate last posted on con is signaled.
+bool last_response_signaled(fake::Con* con) {
+    for (auto it = con->sends.rbegin(); it != con->sends.rend(); ++it) {
+        auto t = wire::imm_decode(it->wr.imm);
+        if (it->wr.op != RTRS_ENV_WR_LOCAL_INV &&
+            (t.is(wire::ImmType::IoRsp) || t.is(wire::ImmType::IoRspWithInv)))
+            return it->wr.signaled != 0;
+    }
+    ADD_FAILURE() << "no response in the send queue";
+    return false;
+}
+
+// Unsignaled work requests after the newest signaled one on con.
+std::size_t unsignaled_tail(fake::Con* con) {
+    std::size_t n = 0;
+    for (auto it = con->sends.rbegin(); it != con->sends.rend() && !it->wr.signaled; ++it) ++n;
+    return n;
+}
+
+}  // namespace
+
+class Signal : public ::testing::TestWithParam<bool> {};
+
+TEST_P(Signal, OneResponseInTheIntervalAsksForACompletion) {
+    h::Opts o;
+    o.always_invalidate = GetParam();
+    o.signal_interval = 4;
+    h::Fixture f(o);
+    auto c = h::client(61);
+    ASSERT_TRUE(f.up(c, "sampled"));
+    for (std::uint32_t i = 0; i < 12; ++i) {
+        rtrs_srv_op* op = f.write(c, 1, i, std::vector<std::uint8_t>(64, 3), {});
+        ASSERT_NE(op, nullptr) << i;
+        rtrs_core_answer(op, 0);
+        // Local invalidations are signaled always and do not count.
+        EXPECT_EQ(last_response_signaled(c.con(1)), i % 4 == 3) << "response " << i;
+    }
+    k().complete_all_sends(c.con(1));
+    EXPECT_EQ(unsignaled_tail(c.con(1)), c.con(1)->sends.size());
+    EXPECT_EQ(f.show(kPath, RTRS_CORE_ATTR_STATS_RDMA), "0 0 12 768 0\n");
+    EXPECT_TRUE(f.finish());
+    EXPECT_EQ(count_logs("failed"), 0) << all_logs();
+}
+
+TEST_P(Signal, TheModuleDefaultIsOneInThirtyTwo) {
+    h::Opts o;
+    o.always_invalidate = GetParam();
+    o.signal_interval = 0;  // as the module parameter's default
+    h::Fixture f(o);
+    auto c = h::client(62);
+    ASSERT_TRUE(f.up(c, "default"));
+    int signaled = 0;
+    for (std::uint32_t i = 0; i < 64; ++i) {
+        rtrs_srv_op* op = f.write(c, 1, i % 16, std::vector<std::uint8_t>(8, 1), {});
+        ASSERT_NE(op, nullptr) << i;
+        rtrs_core_answer(op, 0);
+        if (last_response_signaled(c.con(1))) {
+            ++signaled;
+            EXPECT_EQ(i % 32, 31u) << i;
+        }
+        k().complete_all_sends(c.con(1));
+    }
+    EXPECT_EQ(signaled, 2);
+    EXPECT_TRUE(f.finish());
+}
+
+// The request is done when its response is posted: the client may send
+// the next one on that chunk before the server sees any completion.
+TEST_P(Signal, AChunkIsFreeOnceItsResponseIsPosted) {
+    h::Opts o;
+    o.always_invalidate = GetParam();
+    o.signal_interval = 32;
+    h::Fixture f(o);
+    auto c = h::client(63);
+    ASSERT_TRUE(f.up(c, "reuse"));
+    for (int i = 0; i < 5; ++i) {
+        rtrs_srv_op* op = i % 2 ? f.read(c, 1, 0, 4096, {}) : f.write(c, 1, 0, {1, 2, 3}, {});
+        ASSERT_NE(op, nullptr) << i;
+        rtrs_core_answer(op, 0);
+        EXPECT_FALSE(last_response_signaled(c.con(1)));
+    }
+    EXPECT_TRUE(path_up(f));
+    EXPECT_EQ(count_logs("in flight"), 0) << all_logs();
+    // Closed with unsignaled responses in the queue: they flush, quietly.
+    EXPECT_TRUE(f.finish());
+    EXPECT_EQ(count_logs("failed"), 0) << all_logs();
+}
+
+// Without a completion asked for (interval far past the queue), a signaled
+// post still comes before the unsignaled tail reaches half the queue: so a
+// response that finds no room always has a completion coming that posts it.
+TEST_P(Signal, TheUnsignaledTailStaysUnderHalfTheQueue) {
+    h::Opts o;
+    o.always_invalidate = GetParam();
+    o.queue_depth = 512;
+    o.signal_interval = 1000000;
+    h::Fixture f(o);
+    k().dev_attrs.max_qp_wr = 600;  // 513 receives fit; 600 sends, not 512 x 5
+    auto c = h::client(64);
+    ASSERT_TRUE(f.up(c, "tail"));
+    fake::Con* con = c.con(1);
+    ASSERT_EQ(con->sizes.max_send_wr, 600u);
+    for (int round = 0; round < 3; ++round) {
+        SCOPED_TRACE(round);
+        // 512 reads at once (2 or 3 work requests each): more than fits.
+        std::vector<rtrs_srv_op*> ops;
+        for (std::uint32_t id = 0; id < 512; ++id) {
+            rtrs_srv_op* op = f.read(c, 1, id, 4096, {});
+            ASSERT_NE(op, nullptr) << id;
+            ops.push_back(op);
+        }
+        for (rtrs_srv_op* op : ops) {
+            rtrs_core_answer(op, 0);
+            ASSERT_LT(unsignaled_tail(con), 300u);
+            ASSERT_LE(con->sends.size(), 600u);
+        }
+        while (k().complete_send(con)) ASSERT_LT(unsignaled_tail(con), 300u);
+        EXPECT_LT(con->sends.size(), 300u) << "only the unsignaled tail is left";
+    }
+    // Nothing is still waiting to be sent: every chunk takes a new request.
+    for (std::uint32_t id = 0; id < 512; ++id) {
+        rtrs_srv_op* op = f.write(c, 1, id, {5}, {});
+        ASSERT_NE(op, nullptr) << id;
+        rtrs_core_answer(op, 0);
+    }
+    EXPECT_TRUE(path_up(f));
+    EXPECT_EQ(f.show(kPath, RTRS_CORE_ATTR_STATS_RDMA), "1536 0 512 512 0\n");
+    EXPECT_TRUE(f.finish());
+}
+
+INSTANTIATE_TEST_SUITE_P(Both, Signal, ::testing::Bool(),
+                         [](const auto& i) { return i.param ? "Y" : "N"; });

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // What operators watch: the latency histograms (exact counts for a counted
-// workload, reset, a clock that goes backwards or jumps), their debugfs
+// workload with every response signaled, a sample by default, reset, a clock that goes backwards or jumps), their debugfs
 // files (there while the path is in sysfs, never after; absent debugfs),
 // the trace events with their fields, and log lines that name the session.
 #include <gtest/gtest.h>
@@ -157,6 +157,29 @@ TEST(Latency, HistogramsCountExactlyTheRequestsServed) {
 
 // A request the ULP still holds is counted when it answers; one answered
 // with an error is counted as any other.
+// By default one response in signal_interval is signaled: only those have
+// a completion, and the transport histogram samples them; ulp counts all.
+TEST(Latency, TransportSamplesTheSignaledResponses) {
+    h::Opts o;
+    o.signal_interval = 4;
+    h::Fixture f(o);
+    auto c = h::client(86);
+    ASSERT_TRUE(f.up(c, "sampled"));
+    for (std::uint32_t i = 0; i < 10; ++i) {
+        rtrs_srv_op* op = f.write(c, 1, i, std::vector<std::uint8_t>(10, 1), {});
+        ASSERT_NE(op, nullptr) << i;
+        rtrs_core_answer(op, 0);
+        skew_us(100);
+        k().complete_all_sends(c.con(1));
+    }
+    auto l = latency("sampled");
+    EXPECT_EQ(l["ulp"].count, 10u);
+    EXPECT_EQ(l["transport"].count, 2u) << "responses 4 and 8";
+    EXPECT_EQ(l["transport"].buckets[6], 2u);
+    EXPECT_EQ(l["transport"].sum_us, 200u);
+    EXPECT_TRUE(f.finish());
+}
+
 TEST(Latency, CountedAtTheAnswerWhateverItSays) {
     h::Fixture f;
     auto c = h::client(81);
