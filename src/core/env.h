@@ -50,9 +50,9 @@ void rtrs_env_lock_release(struct rtrs_env_lock *lock);
 /* Milliseconds on a monotonic clock; any context. */
 __UINT64_TYPE__ rtrs_env_now_ms(void);
 /*
- * Nanoseconds on the same clock; any context, cheap (the I/O path reads it
- * for its latency histograms). Two readings may still be taken on two CPUs:
- * the core copes with a later one that is smaller.
+ * Nanoseconds of a cheap clock, not comparable with rtrs_env_now_ms(); any
+ * context (the I/O path reads it for its latency histograms). Two readings
+ * may be taken on two CPUs: the core copes with a later one that is smaller.
  */
 __UINT64_TYPE__ rtrs_env_now_ns(void);
 

@@ -14,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
@@ -170,9 +171,14 @@ __UINT64_TYPE__ rtrs_env_now_ms(void)
 }
 
 /* The latency histograms' clock: three readings a request. */
+/*
+ * The scheduler's clock: the TSC where there is one, where ktime_get_ns()
+ * may read a slow clocksource (HPET, when the TSC is found unstable, as in
+ * QEMU without KVM). Per CPU, so two readings may go backwards: env.h.
+ */
 __UINT64_TYPE__ rtrs_env_now_ns(void)
 {
-	return ktime_get_ns();
+	return local_clock();
 }
 
 /* Path setup and teardown; unordered, so that a teardown can wait for a setup. */

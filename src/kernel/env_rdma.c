@@ -259,7 +259,7 @@ static void rtrs_glue_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rtrs_core_wc w = {
 		.ok = wc->status == IB_WC_SUCCESS,
 		.flushed = wc->status == IB_WC_WR_FLUSH_ERR,
-		.status = ib_wc_status_msg(wc->status),
+		.status = wc->status == IB_WC_SUCCESS ? "success" : ib_wc_status_msg(wc->status),
 		.opcode = RTRS_CORE_WC_SEND,
 		.byte_len = wc->byte_len,
 	};
@@ -392,7 +392,7 @@ union rtrs_glue_wr {
 
 noinline int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, unsigned int n)
 {
-	union rtrs_glue_wr chain[RTRS_ENV_MAX_CHAIN] = {};
+	union rtrs_glue_wr chain[RTRS_ENV_MAX_CHAIN];
 	struct ib_sge sge[RTRS_ENV_MAX_CHAIN];
 	unsigned int i;
 
@@ -403,6 +403,8 @@ noinline int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_
 		const struct rtrs_env_wr *d = &wrs[i];
 		struct ib_send_wr *w = &chain[i].send;
 
+		/* Only the n used: most posts are of one or two. */
+		memset(&chain[i], 0, sizeof(chain[i]));
 		w->wr_cqe = rtrs_glue_cqe(d->cqe);
 		w->send_flags = d->signaled ? IB_SEND_SIGNALED : 0;
 		w->next = i + 1 < n ? &chain[i + 1].send : NULL;
