@@ -23,6 +23,9 @@ CASES = ["randread-4k-qd1", "randread-4k-qd32", "randwrite-4k-qd1", "randwrite-4
 # RDMA-write into the client's buffer, an rnbd write makes it RDMA-read.
 CEILING_OF = {"read-128k-seq": "write", "write-128k-seq": "read"}
 SERVERS = ["ours", "upstream"]
+# What the second server is called in the output (--other): upstream, or a
+# baseline build of ours (rnbd-bench.sh BASELINE=DIR).
+OTHER = "upstream"
 
 
 def fio_result(path):
@@ -146,13 +149,13 @@ def med(s, digits=0):
 
 def table(summary, head):
     out = [head, "",
-           "Medians over the rounds; ratios are ours/upstream per round (each round of ours "
-           "is paired with the upstream run of the same round): median (min–max). "
+           f"Medians over the rounds; ratios are ours/{OTHER} per round (each round of ours "
+           f"is paired with the {OTHER} run of the same round): median (min–max). "
            "CPU µs/IO: busy guest CPU time (user+nice+system+irq+softirq from /proc/stat, "
            "both vCPUs, fio included) over the fio job divided by the I/Os it completed; "
            "a CPU ratio below 1 means ours costs less per I/O.", "",
-           "| case | always_invalidate | ours IOPS | ours MiB/s | upstream IOPS | upstream MiB/s "
-           "| IOPS ours/upstream | ours CPU µs/IO | upstream CPU µs/IO | CPU/IO ours/upstream |",
+           f"| case | always_invalidate | ours IOPS | ours MiB/s | {OTHER} IOPS | {OTHER} MiB/s "
+           f"| IOPS ours/{OTHER} | ours CPU µs/IO | {OTHER} CPU µs/IO | CPU/IO ours/{OTHER} |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for case in CASES:
         for inv, sm in summary.items():
@@ -172,8 +175,8 @@ def table(summary, head):
                 "round's perftest result; a ratio above 1 means the rnbd path moved more than "
                 "perftest did.", "",
                 "| always_invalidate | ib_write_bw MiB/s | ib_read_bw MiB/s "
-                "| read-128k-seq ours/ceiling | upstream/ceiling "
-                "| write-128k-seq ours/ceiling | upstream/ceiling |",
+                f"| read-128k-seq ours/ceiling | {OTHER}/ceiling "
+                f"| write-128k-seq ours/ceiling | {OTHER}/ceiling |",
                 "|---|---:|---:|---:|---:|---:|---:|"]
         for inv, sm in summary.items():
             cells = []
@@ -204,8 +207,8 @@ def chart(summary, path, title):
     if not labels:
         return False
     fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(labels) + 1.5), 4.6))
-    styles = {"ratio": ("IOPS ours/upstream", "tab:blue", -0.15),
-              "cpu_ratio": ("CPU per I/O ours/upstream", "tab:orange", 0.15)}
+    styles = {"ratio": (f"IOPS ours/{OTHER}", "tab:blue", -0.15),
+              "cpu_ratio": (f"CPU per I/O ours/{OTHER}", "tab:orange", 0.15)}
     for k, (name, color, dx) in styles.items():
         xs, ys, lo, hi = [], [], [], []
         for i, s in enumerate(series[k]):
@@ -234,9 +237,12 @@ def main():
     ap.add_argument("--rounds", default="?")
     ap.add_argument("--seconds", default="?")
     ap.add_argument("--note", default="")
+    ap.add_argument("--other", default="upstream", help="the second server's name in the output")
     ap.add_argument("raw")
     ap.add_argument("out")
     a = ap.parse_args()
+    global OTHER
+    OTHER = a.other
     data = collect(a.raw)
     if not any(per["cases"] for per in data.values()):
         print(f"report: no results in {a.raw}", file=sys.stderr)
@@ -252,7 +258,7 @@ def main():
               indent=1)
     print(md)
     png = os.path.join(a.out, "chart.png")
-    if chart(summary, png, f"rnbd over our rtrs-server vs upstream, {a.kver}, "
+    if chart(summary, png, f"rnbd over our rtrs-server vs {OTHER}, {a.kver}, "
                            f"{'/'.join(map(str, rounds))} rounds, {a.seconds} s per case"):
         print(f"chart: {png}")
     print(f"table: {os.path.join(a.out, 'table.md')}")

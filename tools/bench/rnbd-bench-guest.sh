@@ -7,14 +7,14 @@
 # ib_read_bw) once per round. Writes raw results only; the host turns them
 # into table.md and a chart (tools/bench/report.py).
 #
-# Usage: rnbd-bench-guest.sh OUR_MODULE_DIR PEERS_DIR OUT_DIR ROUNDS SECONDS "CASES" "INVALIDATE" [ORDER]
+# Usage: rnbd-bench-guest.sh OUR_MODULE_DIR PEERS_DIR OUT_DIR ROUNDS SECONDS "CASES" "INVALIDATE" [ORDER [BASELINE_DIR]]
 #   CASES: space-separated case names (see case_args), INVALIDATE: "Y N", "Y" or "N"
 #   ORDER: fixed (ours first in every round, the default) or alternate (upstream
 #   first in the even rounds: ours, upstream, upstream, ours, ...)
 # Output in OUT_DIR: inv-Y/r1-ours-randread-4k-qd1.json (fio) and .cpu (two
 # /proc/stat "cpu" lines: before and after), inv-Y/r1-ceiling-write.txt ...
 set -uo pipefail
-ours=$1 peers=$2 out=$3 rounds=$4 secs=$5 cases=$6 invs=$7 order=${8:-fixed}
+ours=$1 peers=$2 out=$3 rounds=$4 secs=$5 cases=$6 invs=$7 order=${8:-fixed} baseline=${9:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../test/guest/lib.sh"
 ctl=/sys/devices/virtual/rnbd-client/ctl
@@ -44,10 +44,13 @@ insmod "$peers/src/rtrs/rtrs-client.ko" || exit 1
 insmod "$peers/src/rnbd/rnbd-client.ko" || exit 1
 load_deps "$ours/rtrs-server.ko" || exit 1
 
-# load_stack ours|upstream Y|N
+# load_stack ours|upstream Y|N (upstream: the baseline build of ours, if given)
 load_stack() {
 	if [ "$1" = ours ]; then
 		insmod "$ours/rtrs-server.ko" always_invalidate="$2" &&
+			insmod "$peers/rnbd-against/rnbd-server.ko"
+	elif [ -n "$baseline" ]; then
+		insmod "$baseline/rtrs-server.ko" always_invalidate="$2" &&
 			insmod "$peers/rnbd-against/rnbd-server.ko"
 	else
 		insmod "$peers/src/rtrs/rtrs-server.ko" always_invalidate="$2" &&

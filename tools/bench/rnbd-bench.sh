@@ -17,6 +17,10 @@
 #                   alternate: upstream first in the even rounds
 #   BENCH_OUT       output folder [build/bench/KVER-DATE]
 #   RTRS_BUILD_DIR  build folder [./build]
+#   BASELINE        a folder with another build of our rtrs-server.ko (of an
+#                   older commit, say) to run in upstream's place, for the
+#                   before/after figures of a change; its output says
+#                   'baseline' where it would say 'upstream' [unset]
 # Cases: randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32
 #        read-128k-seq write-128k-seq mixed-70r-4k64k-qd8
 set -euo pipefail
@@ -56,6 +60,13 @@ kver=${KVER:-$(tools/kernels.sh | awk "NR == 1")}
 build=${RTRS_BUILD_DIR:-$top/build}
 tools/build-module.sh "$kver" "$build/module/$kver" >/dev/null
 tools/upstream/build-peers.sh --rnbd-server-against "$build/module/$kver" "$kver" "$build/peers/$kver" >/dev/null
+baseline=
+if [ -n "${BASELINE:-}" ]; then
+	baseline=$(realpath "$BASELINE")
+	[ -e "$baseline/rtrs-server.ko" ] || { echo "rnbd-bench: no rtrs-server.ko in $BASELINE" >&2; exit 2; }
+	modinfo -F vermagic "$baseline/rtrs-server.ko" | grep -q "^$kver " ||
+		{ echo "rnbd-bench: $BASELINE/rtrs-server.ko is not built for $kver" >&2; exit 2; }
+fi
 out=${BENCH_OUT:-$build/bench/$kver-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 out=$(realpath "$out")
@@ -63,17 +74,18 @@ out=$(realpath "$out")
 # loading and mapping; 2 x seconds of perftest per round; a margin.
 n=$(wc -w <<<"$cases")
 timeout=$((600 + $(wc -w <<<"$invs") * rounds * (2 * n * (secs + 4) + 20 + 2 * (secs + 10))))
-echo "rnbd-bench: $kver, $rounds round(s) x [$cases] x always_invalidate [$invs], $secs s per case, order $order; results in $out"
+echo "rnbd-bench: $kver, $rounds round(s) x [$cases] x always_invalidate [$invs], $secs s per case, order $order${baseline:+, against the baseline $baseline}; results in $out"
 # What else ran on the host: load average and other QEMU guests, before and after.
 host_state() { echo "load $(cut -d' ' -f1-3 /proc/loadavg), other qemu guests: $(pgrep -c qemu-system || true)"; }
 before=$(host_state)
 begin=$(date +%s)
 tools/vm/run-guest --kver "$kver" --out "$out/vm" --timeout "$timeout" \
 	-- "$top/tools/bench/rnbd-bench-guest.sh" "$build/module/$kver" "$build/peers/$kver" "$out/vm" \
-	"$rounds" "$secs" "$cases" "$invs" "$order"
+	"$rounds" "$secs" "$cases" "$invs" "$order" "$baseline"
 took=$(($(date +%s) - begin))
 after=$(host_state)
 echo "rnbd-bench: guest run took $took s"
 /usr/bin/python3 tools/bench/report.py --kver "$kver" --rounds "$rounds" --seconds "$secs" \
-	--note "order $order; $(date -u -d @"$begin" '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, TCG; guest run $took s; host before: $before; after: $after" \
+	--other "${baseline:+baseline}${baseline:-upstream}" \
+	--note "order $order;${baseline:+ baseline: $baseline ($(modinfo -F srcversion "$baseline/rtrs-server.ko"));} $(date -u -d @"$begin" '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, TCG; guest run $took s; host before: $before; after: $after" \
 	"$out/vm" "$out"
