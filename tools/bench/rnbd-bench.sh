@@ -86,6 +86,6 @@ took=$(($(date +%s) - begin))
 after=$(host_state)
 echo "rnbd-bench: guest run took $took s"
 /usr/bin/python3 tools/bench/report.py --kver "$kver" --rounds "$rounds" --seconds "$secs" \
-	--other "${baseline:+baseline}${baseline:-upstream}" \
+	--other "$(if [ -n "$baseline" ]; then echo baseline; else echo upstream; fi)" \
 	--note "order $order;${baseline:+ baseline: $baseline ($(modinfo -F srcversion "$baseline/rtrs-server.ko"));} $(date -u -d @"$begin" '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, TCG; guest run $took s; host before: $before; after: $after" \
 	"$out/vm" "$out"
