@@ -238,16 +238,9 @@ check "unmap" unmap "$dev"
 check "session gone" wait_gone "$class/starve" 20
 
 # --- row 14: the RDMA device goes away ------------------------------------------------
-# gids_back: rxe0 and rxe1 have their IPv4 GIDs again.
+# gids_back: rxe0 and rxe1 have their IPv4 GIDs (10.77.0.2, 10.78.0.2) again.
 gids_back() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -qs '0000:0000:0000:0000:0000:ffff:0a4e:0002' /sys/class/infiniband/rxe1/ports/1/gids/* &&
-			grep -qs '0000:0000:0000:0000:0000:ffff:0a4d:0002' /sys/class/infiniband/rxe0/ports/1/gids/* &&
-			return 0
-		sleep 0.1
-	done
-	return 1
+	wait_gids rxe1:0000:0000:0000:0000:0000:ffff:0a4e:0002 rxe0:0000:0000:0000:0000:0000:ffff:0a4d:0002
 }
 step "row 14: rdma link delete rxe1 under verified I/O on a two-path map"
 dev=$(map gone /dev/ram1 path=$p1 path=$p2)

@@ -83,12 +83,24 @@ rxe_up() {
 	ip -6 addr add fd00::2/64 dev dummy0 nodad
 	# The rxe GID tables follow the addresses a moment later: wait for the
 	# last ones added (10.78.0.2 on rxe1, fd00::2 on rxe0).
+	wait_gids rxe1:0000:0000:0000:0000:0000:ffff:0a4e:0002 \
+		rxe0:fd00:0000:0000:0000:0000:0000:0000:0002 && return 0
+	echo "rxe_up: the GID tables did not get the addresses in 10 s" >&2
+	return 1
+}
+
+# wait_gids DEV:GID...: true once port 1 of each rxe device DEV has GID (as
+# sysfs spells it, e.g. 0000:...:ffff:0a4d:0002 for 10.77.0.2) in its table;
+# false after 10 s.
+wait_gids() {
+	local i want missing
 	for ((i = 0; i < 100; i++)); do
-		grep -qs '0000:0000:0000:0000:0000:ffff:0a4e:0002' /sys/class/infiniband/rxe1/ports/1/gids/* &&
-			grep -qs 'fd00:0000:0000:0000:0000:0000:0000:0002' /sys/class/infiniband/rxe0/ports/1/gids/* &&
-			return 0
+		missing=
+		for want in "$@"; do
+			grep -qs "${want#*:}" /sys/class/infiniband/"${want%%:*}"/ports/1/gids/* || missing=1
+		done
+		[ -z "$missing" ] && return 0
 		sleep 0.1
 	done
-	echo "rxe_up: the GID tables did not get the addresses in 10 s" >&2
 	return 1
 }

@@ -278,7 +278,13 @@ Expected<std::string> io_wait(Ctx& c, Path& path, std::optional<IoOutcome>& answ
     return std::string(path.lost() ? "closed" : "timeout");
 }
 
-Status io_case(Ctx& c, const IoBuild& build) {
+// What an I/O case does on its path: sends, waits, prints the outcome.
+using IoBody = std::function<Status(Path&, IoEngine&, std::optional<IoOutcome>& answer)>;
+
+// The setting of every I/O case: a path of two connections with an I/O
+// engine of one chunk whose answers land in `answer`; after the body the
+// path is held (--hold) unless lost, then closed.
+Status with_io_path(Ctx& c, const IoBody& body) {
     PathConfig pc = c.path_config(2, c.cfg.session);
     pc.io_depth = 2;
     Path path(c.loop, pc);
@@ -290,6 +296,22 @@ Status io_case(Ctx& c, const IoBuild& build) {
         if (Status s = eng.init(1, kIoData + kIoUsr + 64, kIoData); !s.ok()) return s;
         std::optional<IoOutcome> answer;
         eng.on_done = [&answer](unsigned, const IoOutcome& o) { answer = o; };
+        if (Status s = body(path, eng, answer); !s.ok()) return s;
+        if (c.cfg.hold > 0 && !path.lost()) {
+            if (c.cfg.verbose) std::fprintf(stderr, "holding the path for %ld s\n", c.cfg.hold);
+            st = c.loop.wait_for([&path] { return path.lost(); },
+                                 static_cast<int>(c.cfg.hold * 1000), "the end of the hold time");
+            // SIGINT/SIGTERM end the hold early, as for connect and io.
+            if (st.err() == ETIMEDOUT || st.err() == EINTR) st = {};
+        }
+        path.set_io_sink(nullptr);
+    }
+    path.close();
+    return st;
+}
+
+Status io_case(Ctx& c, const IoBuild& build) {
+    return with_io_path(c, [&c, &build](Path& path, IoEngine& eng, std::optional<IoOutcome>& answer) -> Status {
         auto h = build(eng);
         if (!h.ok()) return h.status();
         if (h->imm_only) {
@@ -313,44 +335,24 @@ Status io_case(Ctx& c, const IoBuild& build) {
             if (eng.problems()) after += strf(" (%u protocol violations)", eng.problems());
             std::printf("after: %s\n", after.c_str());
         }
-        if (c.cfg.hold > 0 && !path.lost()) {
-            if (c.cfg.verbose) std::fprintf(stderr, "holding the path for %ld s\n", c.cfg.hold);
-            st = c.loop.wait_for([&path] { return path.lost(); },
-                                 static_cast<int>(c.cfg.hold * 1000), "the end of the hold time");
-            // SIGINT/SIGTERM end the hold early, as for connect and io.
-            if (st.err() == ETIMEDOUT || st.err() == EINTR) st = {};
-        }
-        path.set_io_sink(nullptr);
-    }
-    path.close();
-    return st;
+        return {};
+    });
 }
 
 // A second request on a chunk whose first request is still in flight: a
 // good write to chunk 0, and right behind it, in the same post on the same
 // connection (before the server can have answered), a bare immediate naming
-// chunk 0 again. A
-// server that invalidates a chunk's registration on arrival
-// (always_invalidate) still has the first request then; one that answers
-// at once in the completion may have answered it already. "closed": the
-// server closed the path; "accepted": it served both (the second response
-// counts as a protocol violation here: no request awaited it).
+// chunk 0 again. A server that invalidates a chunk's registration on
+// arrival (always_invalidate) still has the first request then; one that
+// answers at once in the completion may have answered it already.
+// "closed": the server closed the path; "accepted": it served both (the
+// second response counts as a protocol violation here: no request awaited
+// it).
 Status busy_chunk(Ctx& c) {
-    PathConfig pc = c.path_config(2, c.cfg.session);
-    pc.io_depth = 2;
-    Path path(c.loop, pc);
-    if (Status s = path.open(); !s.ok()) return s;
-    if (c.cfg.verbose) std::fprintf(stderr, "%s\n", path.summary().c_str());
-    Status st;
-    {
-        IoEngine eng(path);
-        if (Status s = eng.init(1, kIoData + kIoUsr + 64, kIoData); !s.ok()) return s;
-        std::optional<IoOutcome> answer;
-        eng.on_done = [&answer](unsigned, const IoOutcome& o) { answer = o; };
+    return with_io_path(c, [&c](Path& path, IoEngine& eng, std::optional<IoOutcome>& answer) -> Status {
         eng.chase_next_with(eng.req_imm(0, kIoData + kIoUsr));
         if (Status s = eng.post_write(0, 1, 0, kIoData, kIoUsr, 0); !s.ok()) return s;
-        Status s = c.loop.wait_for([&path] { return path.lost(); }, kReactMs,
-                                   "the server to react");
+        Status s = c.loop.wait_for([&path] { return path.lost(); }, kReactMs, "the server to react");
         if (!s.ok() && s.err() != ETIMEDOUT) return s;
         if (path.lost())
             print_result("closed");
@@ -359,15 +361,8 @@ Status busy_chunk(Ctx& c) {
                               answer ? strf("answered errno=%d", -static_cast<int>(answer->err)).c_str()
                                      : "unanswered",
                               eng.problems()));
-        if (c.cfg.hold > 0 && !path.lost()) {
-            st = c.loop.wait_for([&path] { return path.lost(); },
-                                 static_cast<int>(c.cfg.hold * 1000), "the end of the hold time");
-            if (st.err() == ETIMEDOUT || st.err() == EINTR) st = {};
-        }
-        path.set_io_sink(nullptr);
-    }
-    path.close();
-    return st;
+        return {};
+    });
 }
 
 using CaseFn = std::function<Status(Ctx&)>;
