@@ -21,7 +21,7 @@ packages="
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
 	libibverbs-dev librdmacm-dev
-	iproute2 procps fio dmsetup
+	iproute2 procps fio dmsetup perftest python3-matplotlib
 	googletest libgtest-dev libgmock-dev
 	clang libclang-rt-14-dev
 	dkms dh-dkms debhelper dpkg-dev lintian python3

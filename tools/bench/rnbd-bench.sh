@@ -17,6 +17,8 @@
 #                   alternate: upstream first in the even rounds
 #   BENCH_OUT       output folder [build/bench/KVER-DATE]
 #   RTRS_BUILD_DIR  build folder [./build]
+#   BENCH_NO_BUILD  1: take the module and peers already built in
+#                   RTRS_BUILD_DIR (the test command's smoke does) [unset]
 #   BASELINE        a folder with another build of our rtrs-server.ko (of an
 #                   older commit, say) to run in upstream's place, for the
 #                   before/after figures of a change; its output says
@@ -58,8 +60,14 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 kver=${KVER:-$(tools/kernels.sh | awk "NR == 1")}
 build=${RTRS_BUILD_DIR:-$top/build}
-tools/build-module.sh "$kver" "$build/module/$kver" >/dev/null
-tools/upstream/build-peers.sh --rnbd-server-against "$build/module/$kver" "$kver" "$build/peers/$kver" >/dev/null
+if [ "${BENCH_NO_BUILD:-}" = 1 ]; then
+	for f in "$build/module/$kver/rtrs-server.ko" "$build/peers/$kver/rnbd-against/rnbd-server.ko"; do
+		[ -e "$f" ] || { echo "rnbd-bench: BENCH_NO_BUILD=1, but there is no $f" >&2; exit 2; }
+	done
+else
+	tools/build-module.sh "$kver" "$build/module/$kver" >/dev/null
+	tools/upstream/build-peers.sh --rnbd-server-against "$build/module/$kver" "$kver" "$build/peers/$kver" >/dev/null
+fi
 baseline=
 if [ -n "${BASELINE:-}" ]; then
 	baseline=$(realpath "$BASELINE")
