@@ -189,12 +189,17 @@ check "closing freed the budget: 3 sessions fit again" grep -qxF "sessions: 3 of
 
 if [ "$kind" = stock ]; then
 	# flood LABEL PARAMS...: 64 MiB sessions (the default sess_queue_depth
-	# and max_chunk_size) until one is refused.
+	# and max_chunk_size) until one is refused. The page cache is dropped
+	# before the readings before and after: what memory pressure evicted of
+	# it is not memory lost.
 	flood() {
-		local label=$1 m0 m1 m2 up pid
+		local label=$1 m0 m1 m2 up pid qp0
 		shift
 		reload always_invalidate=N "$@" || { fail "reload $*"; return; }
 		note "$(dmesg | grep -F 'rtrs_server: loaded' | tail -n 1 | sed 's/^\[[^]]*\] //')"
+		qp0=$(log_count "cannot create a QP")
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
 		m0=$(mem_avail_mib)
 		"$client" connect --session flood --server $srv --src $cli --sessions 64 --quiet \
 			>$work/flood.out 2>$work/flood.err &
@@ -203,12 +208,21 @@ if [ "$kind" = stock ]; then
 		m1=$(mem_avail_mib)
 		grep -h '^session .*rejected\|^sessions: ' $work/flood.out
 		up=$(sed -n 's/^sessions: \([0-9]*\) of .*/\1/p' $work/flood.out)
-		check "$label: some sessions up, then a refusal with ENOMEM" \
-			grep -q "^session flood-${up:-x}: rejected: errno -12 (ENOMEM)" $work/flood.out
+		if [ "$(log_count "cannot create a QP")" -gt "$qp0" ]; then
+			# The memory ran out in the device's own allocation (rxe's
+			# queues) before ours: that connection fails, not by our budget.
+			note "session flood-${up:-x}: the device could not create its QP (kernel log); the client says: $(tail -n 1 $work/flood.err)"
+			check "$label: some sessions up, then one not admitted" test "${up:-0}" -ge 1 -a "${up:-0}" -lt 64
+		else
+			check "$label: some sessions up, then a refusal with ENOMEM" \
+				grep -q "^session flood-${up:-x}: rejected: errno -12 (ENOMEM)" $work/flood.out
+		fi
 		kill -TERM $pid
 		wait $pid
 		check "$label: the sessions go" wait_class_empty 60
 		sleep 1
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
 		m2=$(mem_avail_mib)
 		note "MemAvailable: $m0 MiB before, $m1 MiB with ${up:-?} sessions, $m2 MiB after"
 		check "$label: the memory came back ($((m0 - m2)) MiB less than before)" test $((m0 - m2)) -le 32
