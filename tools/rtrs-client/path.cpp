@@ -169,8 +169,13 @@ void Con::on_cm_event(const rdma_cm_event& ev) {
         case RDMA_CM_EVENT_UNREACHABLE:
         case RDMA_CM_EVENT_CONNECT_ERROR: {
             const int err = ev.status < 0 ? -ev.status : (ev.status ? ev.status : EIO);
+            // A connect error comes after the server's answer: the server
+            // ended the connection while it was being established (as when
+            // it cannot post its receives), which is a close, not a
+            // failure of the client's own.
+            const Failure kind = ev.event == RDMA_CM_EVENT_CONNECT_ERROR ? Failure::Closed : Failure::Local;
             fail(Status::error(err, strf("%s (status %d: %s)", rdma_event_str(ev.event), ev.status,
-                                         ev.status < 0 ? std::strerror(-ev.status) : "?")));
+                                         ev.status < 0 ? std::strerror(-ev.status) : "?"), kind));
             break;
         }
         case RDMA_CM_EVENT_DISCONNECTED:
