@@ -52,6 +52,7 @@ picks=(
 	"rtrs_env_con_create 2"		# row 16: the second connection's QP, the first accepted
 	"rtrs_env_cm_accept 2"		# row 16: the second connection's accept
 	"rtrs_env_post_send 4"		# I/O: an invalidation or a response
+	"rtrs_env_post_recv 1"		# the first receives, at the first accept: a connect error for the client
 )
 # The long mode adds, among all the others: rtrs_env_alloc 6 (the path's
 # setup), rtrs_env_mr_alloc 8 (the last registration), rtrs_env_dma_map_chunk 5,
