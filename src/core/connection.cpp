@@ -54,7 +54,7 @@ rt::Result<void> Connection::create(rtrs_env_cm* cm, const rtrs_env_con_sizes& s
                                     rt::u32 signal_interval) {
     ends_ = RT_TRY(rt::Array<End>::make(rt::Gfp::kernel, sizes.max_send_wr));
     sq_size_ = sizes.max_send_wr;
-    interval_ = signal_interval ? signal_interval : 1;
+    interval_ = signal_interval;  // 0 acts as 1: every post signaled
     // Less than half the queue: see the header. The queue holds at least
     // kMinSendWr, so a chain of kMaxChainWrs still fits beside the tail.
     tail_max_ = sq_size_ / 2;
@@ -73,7 +73,10 @@ Connection::~Connection() {
 }
 
 int Connection::post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp) {
-    if (n == 0) return 0;
+    if (n == 0) {
+        rtrs_env_warn("rtrs core: a post of no work requests");
+        return -rt::errc::inval;
+    }
     if (!room(n)) {
         rtrs_env_warn("rtrs core: post without room in the send queue");
         return -rt::errc::nobufs;

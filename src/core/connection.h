@@ -7,10 +7,10 @@
 // completes in order), so `done` moves up to where that post ended. Only
 // some posts are signaled: those whose completion their caller needs; of
 // the others (responses), one in `signal_interval`, and any after which
-// the unsignaled tail would reach half the queue. So when a post finds no room, a signaled completion is
-// still to come (the tail is less than half, the queue more than half
-// used), and what does not fit waits in `pending`, in order, for it. All
-// of it under the path's io lock.
+// the unsignaled tail would reach half the queue. So when a post finds no
+// room, a signaled completion is still to come (the tail is less than
+// half, the queue more than half used), and what does not fit waits in
+// `pending`, in order, for it. All of it under the path's io lock.
 #pragma once
 
 #include "core/env.h"
@@ -34,7 +34,6 @@ public:
     static rt::Result<rtrs_env_con_sizes> sizes(rt::u16 cid, const rtrs_env_dev_attrs& dev,
                                                 rt::u32 queue_depth, rt::u32 mrs_num,
                                                 bool always_invalidate, const char** why);
-    // The QP and CQ on the cm_id of its connection request.
     // The QP and CQ on the cm_id of its connection request; one response
     // post in signal_interval is signaled.
     rt::Result<void> create(rtrs_env_cm* cm, const rtrs_env_con_sizes& sizes,
