@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Profile, inside the guest (tools/bench/profile.sh boots it): the same fio
+# load on /dev/rnbd0 over our rtrs-server and over the upstream one (under
+# upstream rnbd-server and rnbd-client, a null_blk behind), counted with
+# `perf stat -a` (context switches, wake-ups, work items, softirqs,
+# allocations, CQ polls: exact counts per I/O), then sampled with
+# `perf record -e cpu-clock -a -g` while it runs, reported at once (module
+# symbols come from /proc/kallsyms while the stack is loaded).
+#
+# Usage: profile-guest.sh OUR_MODULE_DIR PEERS_DIR OUT_DIR SECONDS "FIO ARGS" INVALIDATE [ROUNDS ["PERF RECORD ARGS"]]
+# Output per server and round: rR-SERVER-stat.csv (perf stat -x, of the
+# events of stat_events, counted over the whole guest), rR-SERVER.json (fio), rR-SERVER-dso.txt
+# (samples by module), rR-SERVER-sym.txt (by module and symbol, self),
+# rR-SERVER-incl.txt (the same with the time of the callees included), the
+# reports with sample counts (-n); rR-SERVER.cpu (/proc/stat's "cpu" line
+# before and after the sampled window).
+set -uo pipefail
+ours=$1 peers=$2 out=$3 secs=$4 fio_args=$5 inv=$6 rounds=${7:-1} perf_args=${8:--e cpu-clock}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../test/guest/lib.sh"
+ctl=/sys/devices/virtual/rnbd-client/ctl
+perf=$(command -v perf) || { echo "[profile] no perf (apt-get install linux-perf)"; exit 2; }
+
+rxe_up || exit 1
+modprobe null_blk || exit 1
+insmod "$peers/src/rtrs/rtrs-core.ko" || exit 1
+insmod "$peers/src/rtrs/rtrs-client.ko" || exit 1
+insmod "$peers/src/rnbd/rnbd-client.ko" || exit 1
+load_deps "$ours/rtrs-server.ko" || exit 1
+echo -1 >/proc/sys/kernel/perf_event_paranoid
+echo 0 >/proc/sys/kernel/kptr_restrict
+
+load_stack() {
+	if [ "$1" = ours ]; then
+		insmod "$ours/rtrs-server.ko" always_invalidate="$inv" &&
+			insmod "$peers/rnbd-against/rnbd-server.ko"
+	else
+		insmod "$peers/src/rtrs/rtrs-server.ko" always_invalidate="$inv" &&
+			insmod "$peers/src/rnbd/rnbd-server.ko"
+	fi
+}
+
+unload_stack() {
+	local m i
+	for m in rnbd_server rtrs_server; do
+		for ((i = 0; i < 100; i++)); do
+			[ -e /sys/module/$m ] || break
+			rmmod $m 2>/dev/null && break
+			sleep 0.1
+		done
+	done
+}
+
+# The events perf stat counts: software events and the tracepoints of this
+# kernel among these (those it lacks are left out).
+stat_events() {
+	local e list=context-switches,cpu-migrations,page-faults
+	for e in sched:sched_switch sched:sched_wakeup workqueue:workqueue_queue_work \
+		workqueue:workqueue_execute_start irq:softirq_entry irq:tasklet_entry \
+		irq:irq_handler_entry timer:hrtimer_expire_entry kmem:kmalloc kmem:kmem_cache_alloc \
+		kmem:kfree kmem:kmem_cache_free kmem:mm_page_alloc rdma_core:cq_schedule \
+		rdma_core:cq_reschedule rdma_core:cq_process rdma_core:cq_poll raw_syscalls:sys_enter; do
+		[ -d "/sys/kernel/tracing/events/${e%%:*}/${e#*:}" ] && list=$list,$e
+	done
+	echo "$list"
+}
+
+# ios: the I/Os /dev/rnbd0 has completed (reads + writes, /sys/block/*/stat)
+ios() { awk '{ print $1 + $5 }' /sys/block/rnbd0/stat; }
+
+# profile SERVER ROUND: two windows of SECONDS under the same fio load: one
+# counted (perf stat, with /dev/rnbd0's completions counted in it as
+# block:block_rq_complete filtered on its device number), then one sampled
+# (perf record); the I/Os completed in each, from /sys/block/rnbd0/stat, are
+# in rR-SERVER.ios.
+profile() {
+	local srv=$1 p=$out/r$2-$1 data=/dev/shm/perf.data fio_pid i0 i1 i2 i3 devt
+	echo "[profile] round $2: $srv"
+	load_stack "$srv" || return 1
+	echo "sessname=prof path=ip:10.77.0.2@ip:10.77.0.1 device_path=/dev/nullb0" >$ctl/map_device || return 1
+	wait_exists /dev/rnbd0 10 || return 1
+	# fio runs 2 s longer than the two windows on each side: they see only I/O.
+	# shellcheck disable=SC2086
+	fio --name=prof --filename=/dev/rnbd0 --direct=1 --ioengine=libaio $fio_args \
+		--runtime=$((2 * secs + 6)) --time_based --eta=never --output-format=json \
+		--output="$p.json" >/dev/null &
+	fio_pid=$!
+	sleep 2
+	i0=$(ios)
+	# the kernel's dev_t of a tracepoint: major << 20 | minor
+	devt=$(awk -F: '{ print $1 * 1048576 + $2 }' /sys/block/rnbd0/dev)
+	"$perf" stat -a -x, -o "$p-stat.csv" -e "$events" \
+		-e block:block_rq_complete --filter "dev == $devt" -- sleep "$secs" 2>"$p.stat.err"
+	i1=$(ios)
+	# perf.data on the guest's tmpfs: written over 9p, its own writes were
+	# most of the busy samples
+	grep -m1 '^cpu ' /proc/stat >"$p.cpu"
+	i2=$(ios)
+	# shellcheck disable=SC2086
+	"$perf" record -q $perf_args -a -g -o "$data" -- sleep "$secs" 2>"$p.record.err"
+	i3=$(ios)
+	grep -m1 '^cpu ' /proc/stat >>"$p.cpu"
+	printf 'stat %d\nrecord %d\n' $((i1 - i0)) $((i3 - i2)) >"$p.ios"
+	wait $fio_pid || { echo "[profile] fio failed"; return 1; }
+	"$perf" report -i "$data" --stdio -n --no-children --sort dso -g none 2>/dev/null >"$p-dso.txt"
+	"$perf" report -i "$data" --stdio -n --no-children --sort dso,sym -g none \
+		2>/dev/null >"$p-sym.txt"
+	"$perf" report -i "$data" --stdio -n --children --sort dso,sym -g none \
+		2>/dev/null >"$p-incl.txt"
+	rm -f "$data" "$data.old"
+	echo normal >/sys/block/rnbd0/rnbd/unmap_device || return 1
+	wait_gone /dev/rnbd0 10 || return 1
+	unload_stack
+}
+
+events=$(stat_events)
+echo "[profile] counted: $events"
+for ((r = 1; r <= rounds; r++)); do
+	pair="ours upstream"
+	[ $((r % 2)) -eq 0 ] && pair="upstream ours"
+	for srv in $pair; do
+		profile "$srv" "$r" || { unload_stack; exit 1; }
+	done
+done
+rmmod rnbd_client rtrs_client rtrs_core
+exit 0
