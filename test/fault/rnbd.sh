@@ -92,13 +92,6 @@ fio_verify() {
 		--ioengine=libaio --iodepth=16 --verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--output="$work/$name.fio" "$@" >/dev/null 2>"$work/$name.err"
 }
-rxe_counters() {  # rxe_counters DEV: name=value of its hw counters, one line
-	local f
-	for f in /sys/class/infiniband/$1/ports/1/hw_counters/*; do
-		printf '%s=%s ' "${f##*/}" "$(cat "$f")"
-	done
-	echo
-}
 
 # --- row 15: map/unmap cycles ----------------------------------------------------
 step "row 15: $cycles map/unmap cycles of /dev/ram1 (one path)"

@@ -104,3 +104,14 @@ wait_gids() {
 	done
 	return 1
 }
+
+# rxe_counters DEV: name=value of the device's hw counters (retransmissions,
+# retry and RNR counts, ...), on one line; they tell a run that met
+# soft-RoCE's retransmission trouble.
+rxe_counters() {
+	local f
+	for f in /sys/class/infiniband/$1/ports/1/hw_counters/*; do
+		[ -e "$f" ] && printf '%s=%s ' "${f##*/}" "$(cat "$f")"
+	done
+	echo
+}

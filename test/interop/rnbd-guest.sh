@@ -137,6 +137,9 @@ check "the client brings the path back" wait_exists "$class/mp/paths/$p1" 90
 check "data still equal after the path is back" \
 	cmp <(dd if="$mdev" bs=1M count=$mib iflag=direct status=none) $pattern
 
+echo "   rxe0 counters: $(rxe_counters rxe0)"
+echo "   rxe1 counters: $(rxe_counters rxe1)"
+
 step "unmap: sessions go"
 for d in $dev $ndev $mdev; do
 	n=${d#/dev/}
