@@ -29,4 +29,10 @@ struct Config {
 // sessions is refused long before the machine runs short.
 constexpr rt::u64 default_chunk_mem_limit(rt::u64 total_ram) { return total_ram / 2; }
 
+// What a new session's chunks must leave of the machine's available
+// memory, whatever the budget says: an eighth of its RAM. A budget set
+// above what the machine has then still ends in a refusal, not in the
+// OOM killer taking the processes that need the last pages.
+constexpr rt::u64 chunk_mem_headroom(rt::u64 total_ram) { return total_ram / 8; }
+
 }  // namespace core

@@ -91,6 +91,11 @@ void *rtrs_env_chunk_alloc(__UINT32_TYPE__ size);
 void rtrs_env_chunk_free(void *chunk, __UINT32_TYPE__ size);
 /* Bytes of RAM the machine has (for the default memory budget). */
 __UINT64_TYPE__ rtrs_env_total_ram(void);
+/*
+ * Bytes the machine could give now without swapping (the kernel's estimate
+ * behind MemAvailable), for the headroom a new session must leave.
+ */
+__UINT64_TYPE__ rtrs_env_available_ram(void);
 
 /* --- RDMA devices ------------------------------------------------------------ */
 

@@ -34,6 +34,15 @@ rt::Result<rt::Own<Session>> Session::create(Server& srv, const wire::Uuid& path
         return rt::err(rt::errc::nomem);
     }
     s->charged_ = bytes;
+    const rt::u64 avail = rtrs_env_available_ram();
+    const rt::u64 keep = chunk_mem_headroom(rtrs_env_total_ram());
+    if (avail < bytes + keep) {
+        Log(kErr, true).put("a new session needs ").dec(bytes >> 20).put(" MiB of chunks; the machine has ")
+            .dec(avail >> 20).put(" MiB available and keeps ").dec(keep >> 20)
+            .put(" MiB (an eighth of its memory) free of chunks");
+        *why = "too little memory available for the session's chunks";
+        return rt::err(rt::errc::nomem);
+    }
     s->chunks_ = RT_TRY(rt::Array<void*>::make(rt::Gfp::kernel, s->queue_depth_));
     for (rt::u32 i = 0; i < s->queue_depth_; ++i) {
         s->chunks_[i] = rtrs_env_chunk_alloc(s->chunk_size_);

@@ -305,6 +305,11 @@ __UINT64_TYPE__ rtrs_env_total_ram(void)
 	return (u64)totalram_pages() << PAGE_SHIFT;
 }
 
+__UINT64_TYPE__ rtrs_env_available_ram(void)
+{
+	return (u64)si_mem_available() << PAGE_SHIFT;
+}
+
 /* --- setup -------------------------------------------------------------------- */
 
 int rtrs_glue_base_init(void)

@@ -770,6 +770,19 @@ static void mem_total_ram(struct kunit *test)
 	KUNIT_EXPECT_GT(test, rtrs_env_total_ram(), (u64)SZ_64M);
 }
 
+/* The available memory is the kernel's own estimate (MemAvailable), read now. */
+static void mem_available_ram(struct kunit *test)
+{
+	u64 before = (u64)si_mem_available() << PAGE_SHIFT;
+	u64 got = rtrs_env_available_ram();
+	u64 after = (u64)si_mem_available() << PAGE_SHIFT;
+
+	KUNIT_EXPECT_GT(test, got, 0ULL);
+	KUNIT_EXPECT_LE(test, got, rtrs_env_total_ram());
+	KUNIT_EXPECT_LE(test, got, max(before, after) + SZ_16M);
+	KUNIT_EXPECT_GE(test, got + SZ_16M, min(before, after));
+}
+
 /* The log functions at each level (the core's messages): they print, nothing more. */
 static void mem_log_levels(struct kunit *test)
 {
@@ -789,6 +802,7 @@ static struct kunit_case mem_cases[] = {
 	KUNIT_CASE(mem_chunk_zeroed_aligned),
 	KUNIT_CASE(mem_chunk_free_returns_memory),
 	KUNIT_CASE(mem_total_ram),
+	KUNIT_CASE(mem_available_ram),
 	KUNIT_CASE(mem_log_levels),
 	{}
 };

@@ -128,6 +128,29 @@ TEST(Connect, TheChunkMemoryBudgetRefusesSessionsWithEnomem) {
     EXPECT_TRUE(f.finish());
 }
 
+TEST(Connect, ASessionThatWouldLeaveTooLittleMemoryIsRefusedWithEnomem) {
+    h::Opts o;
+    o.queue_depth = 64;
+    o.chunk_size = 16384;  // 1 MiB a session
+    o.chunk_mem_mb = 100;  // a budget the memory does not have
+    h::Fixture f(o);
+    k().total_ram = 64ull << 20;  // an eighth, 8 MiB, stays free of chunks
+    k().available_ram = (9ull << 20) + (512ull << 10);
+    auto a = h::client(10, 1, 2), b = h::client(11, 1, 3);
+    ASSERT_TRUE(f.up(a, "a")) << "1 MiB of chunks leaves 8.5 MiB";
+    k().available_ram = (8ull << 20) + (512ull << 10);
+    EXPECT_NE(f.connect(b, 0), 0);
+    EXPECT_EQ(b.cms[0]->reject_errno, 12);  // ENOMEM
+    EXPECT_EQ(count_logs("8 MiB available and keeps 8 MiB (an eighth of its memory)"), 1) << all_logs();
+    EXPECT_EQ(k().chunks.size(), 64u) << "the first session's chunks, no more";
+    // The refused one charged nothing: with the memory back, a session fits.
+    k().available_ram = 1ull << 30;
+    auto b2 = h::client(11, 1, 3);
+    EXPECT_TRUE(f.up(b2, "b"));
+    EXPECT_EQ(k().chunks.size(), 128u);
+    EXPECT_TRUE(f.finish());
+}
+
 TEST(Connect, AChunkAllocationFailureRefusesTheSessionCleanly) {
     h::Fixture f;
     auto c = h::client(4);

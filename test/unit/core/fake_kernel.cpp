@@ -430,6 +430,7 @@ void rtrs_env_chunk_free(void* chunk, std::uint32_t size) {
 }
 
 std::uint64_t rtrs_env_total_ram(void) { return k().total_ram; }
+std::uint64_t rtrs_env_available_ram(void) { return k().available_ram; }
 
 rtrs_env_dev* rtrs_env_dev_open(void* ib_dev, rtrs_env_dev_attrs* attrs) {
     fake::might_sleep("opening a device");

@@ -160,6 +160,7 @@ public:
     std::int64_t ns_skew = 0;
     bool debugfs_absent = false;  // as with debugfs disabled: every add says NULL
     std::uint64_t total_ram = 2ull << 30;
+    std::uint64_t available_ram = 1ull << 30;  // what rtrs_env_available_ram() says
     rtrs_env_dev_attrs dev_attrs{};  // what every device says of itself
     Ulp ulp;
     // Called while the core waits (a server close, a device removal), as
