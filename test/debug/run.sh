@@ -24,6 +24,8 @@
 #   io CLIENT Y|N          test/io/guest-run.sh
 #   interop Y|N            test/interop/rnbd-guest.sh (needs peers; by hand
 #                          only, see README.md)
+#   upstream-rnbd          test/debug/upstream-rnbd.sh: upstream's server and
+#                          rnbd alone, no module of ours (needs peers)
 # Each of these guest steps boots the debug kernel with run-guest --kmemleak: after the
 # test, the rtrs/rnbd modules are unloaded and kmemleak must find nothing;
 # any KASAN, lockdep, debugobjects or other kernel report fails the step.
@@ -32,7 +34,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-usage() { sed -n '10,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '10,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 build=$(mkdir -p "$1" && cd "$1" && pwd)
 step=$2
@@ -84,6 +86,9 @@ io)
 interop)
 	[ $# -eq 1 ] || usage
 	guest "interop-$1" 2400 "$top/test/interop/rnbd-guest.sh" "$moddir" "$peersdir" "$1" ;;
+upstream-rnbd)
+	[ $# -eq 0 ] || usage
+	guest upstream-rnbd 1200 "$top/test/debug/upstream-rnbd.sh" "$peersdir" ;;
 *)
 	usage ;;
 esac

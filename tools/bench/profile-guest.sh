@@ -4,13 +4,14 @@
 # load on /dev/rnbd0 over our rtrs-server and over the upstream one (under
 # upstream rnbd-server and rnbd-client, a null_blk behind), counted with
 # `perf stat -a` (context switches, wake-ups, work items, softirqs,
-# allocations, CQ polls: exact counts per I/O), then sampled with
-# `perf record -e cpu-clock -a -g` while it runs, reported at once (module
-# symbols come from /proc/kallsyms while the stack is loaded).
+# allocations, CQ polls: exact counts per I/O), then, in a second run of the
+# load, sampled with `perf record -e cpu-clock -a -g`, reported at once
+# (module symbols come from /proc/kallsyms while the stack is loaded).
 #
 # Usage: profile-guest.sh OUR_MODULE_DIR PEERS_DIR OUT_DIR SECONDS "FIO ARGS" INVALIDATE [ROUNDS ["PERF RECORD ARGS"]]
-# Output per server and round: rR-SERVER-stat.csv (perf stat -x, of the
-# events of stat_events, counted over the whole guest), rR-SERVER.json (fio), rR-SERVER-dso.txt
+# Output per server and round: rR-SERVER-stat.csv (perf stat -I 1000 -x, of
+# the events of stat_events, over the whole guest) and rR-SERVER.times (see
+# profile), rR-SERVER.json (fio of the sampled run), rR-SERVER-dso.txt
 # (samples by module), rR-SERVER-sym.txt (by module and symbol, self),
 # rR-SERVER-incl.txt (the same with the time of the callees included), the
 # reports with sample counts (-n); rR-SERVER.cpu (/proc/stat's "cpu" line
@@ -66,42 +67,55 @@ stat_events() {
 	echo "$list"
 }
 
-# ios: the I/Os /dev/rnbd0 has completed (reads + writes, /sys/block/*/stat)
-ios() { awk '{ print $1 + $5 }' /sys/block/rnbd0/stat; }
+now() { date +%s.%N; }
 
-# profile SERVER ROUND: two windows of SECONDS under the same fio load: one
-# counted (perf stat, with /dev/rnbd0's completions counted in it as
-# block:block_rq_complete filtered on its device number), then one sampled
-# (perf record); the I/Os completed in each, from /sys/block/rnbd0/stat, are
-# in rR-SERVER.ios.
+# fio_run SECONDS OUTPUT: the load, SECONDS long.
+fio_run() {
+	# shellcheck disable=SC2086
+	fio --name=prof --filename=/dev/rnbd0 --direct=1 --ioengine=libaio $fio_args \
+		--runtime="$1" --time_based --eta=never --output-format=json --output="$2" >/dev/null
+}
+
+# profile SERVER ROUND: the same fio load twice. The first run is counted:
+# perf stat is started before it and stopped after it (in 1 s intervals,
+# /dev/rnbd0's completions counted with the rest as block:block_rq_complete
+# filtered on its device number), so that no code is patched while the
+# load runs: turning tracepoints on under load crashed the guest under TCG
+# (6.1: both vCPUs looping on the int3 of a patch site, a soft lockup;
+# 6.12: "Oops: int3" and a panic). rR-SERVER.times has when perf stat and
+# fio started and ended; the report counts only the intervals inside the
+# load. The second run is sampled (perf record of cpu-clock, which patches
+# nothing), from 2 s in.
 profile() {
-	local srv=$1 p=$out/r$2-$1 data=/dev/shm/perf.data fio_pid i0 i1 i2 i3 devt
+	local srv=$1 p=$out/r$2-$1 data=/dev/shm/perf.data fio_pid stat_pid devt t_stat t0 t1
 	echo "[profile] round $2: $srv"
 	load_stack "$srv" || return 1
 	echo "sessname=prof path=ip:10.77.0.2@ip:10.77.0.1 device_path=/dev/nullb0" >$ctl/map_device || return 1
 	wait_exists /dev/rnbd0 10 || return 1
-	# fio runs 2 s longer than the two windows on each side: they see only I/O.
-	# shellcheck disable=SC2086
-	fio --name=prof --filename=/dev/rnbd0 --direct=1 --ioengine=libaio $fio_args \
-		--runtime=$((2 * secs + 6)) --time_based --eta=never --output-format=json \
-		--output="$p.json" >/dev/null &
-	fio_pid=$!
-	sleep 2
-	i0=$(ios)
 	# the kernel's dev_t of a tracepoint: major << 20 | minor
 	devt=$(awk -F: '{ print $1 * 1048576 + $2 }' /sys/block/rnbd0/dev)
-	"$perf" stat -a -x, -o "$p-stat.csv" -e "$events" \
-		-e block:block_rq_complete --filter "dev == $devt" -- sleep "$secs" 2>"$p.stat.err"
-	i1=$(ios)
+	t_stat=$(now)
+	"$perf" stat -a -I 1000 -x, -o "$p-stat.csv" -e "$events" \
+		-e block:block_rq_complete --filter "dev == $devt" 2>"$p.stat.err" &
+	stat_pid=$!
+	sleep 3
+	t0=$(now)
+	fio_run $((secs + 2)) "$p-counted.json" || { kill -INT $stat_pid; echo "[profile] fio failed"; return 1; }
+	t1=$(now)
+	sleep 2
+	kill -INT $stat_pid
+	wait $stat_pid
+	echo "stat_start $t_stat fio_start $t0 fio_end $t1" >"$p.times"
+	# fio runs 2 s longer than the sampled window on each side.
+	fio_run $((secs + 4)) "$p.json" &
+	fio_pid=$!
+	sleep 2
 	# perf.data on the guest's tmpfs: written over 9p, its own writes were
 	# most of the busy samples
 	grep -m1 '^cpu ' /proc/stat >"$p.cpu"
-	i2=$(ios)
 	# shellcheck disable=SC2086
 	"$perf" record -q $perf_args -a -g -o "$data" -- sleep "$secs" 2>"$p.record.err"
-	i3=$(ios)
 	grep -m1 '^cpu ' /proc/stat >>"$p.cpu"
-	printf 'stat %d\nrecord %d\n' $((i1 - i0)) $((i3 - i2)) >"$p.ios"
 	wait $fio_pid || { echo "[profile] fio failed"; return 1; }
 	"$perf" report -i "$data" --stdio -n --no-children --sort dso -g none 2>/dev/null >"$p-dso.txt"
 	"$perf" report -i "$data" --stdio -n --no-children --sort dso,sym -g none \
@@ -116,31 +130,12 @@ profile() {
 
 events=$(stat_events)
 echo "[profile] counted: $events"
-# The tracepoints are switched on here, before any load, through tracefs
-# (with tracing off: nothing is recorded): perf stat then finds their code
-# already patched in. Patched in under the load instead, it once left both
-# vCPUs looping on the int3 of the patch site in tasklet_action_common (the
-# irq:tasklet_entry tracepoint) under TCG: a soft lockup of the guest.
-tracefs=/sys/kernel/tracing
-echo 0 >$tracefs/tracing_on
-for e in ${events//,/ } block:block_rq_complete; do
-	case $e in *:*) echo 1 >"$tracefs/events/${e%%:*}/${e#*:}/enable" || exit 1 ;; esac
-done
-# The same for the software events' static keys: a perf stat that holds
-# them from now to the end.
-# (no command: it counts until SIGINT)
-"$perf" stat -a -e context-switches,cpu-migrations,page-faults -o /dev/null &
-primer=$!
-sleep 1
 for ((r = 1; r <= rounds; r++)); do
 	pair="ours upstream"
 	[ $((r % 2)) -eq 0 ] && pair="upstream ours"
 	for srv in $pair; do
-		profile "$srv" "$r" || { unload_stack; kill -INT $primer; exit 1; }
+		profile "$srv" "$r" || { unload_stack; exit 1; }
 	done
 done
-kill -INT $primer
-wait $primer
-echo 0 >$tracefs/events/enable
 rmmod rnbd_client rtrs_client rtrs_core
 exit 0

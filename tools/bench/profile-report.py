@@ -4,10 +4,12 @@
 
 usage: profile-report.py [--note TEXT] [--top N] --seconds S RAW_DIR OUT_DIR
 
-RAW_DIR holds, per round R and server S: rR-S.json (fio), rR-S.cpu
-(/proc/stat before and after the sampled window), rR-S-dso.txt,
-rR-S-sym.txt and rR-S-incl.txt (perf report --stdio -n: by module, by
-symbol, by symbol with its callees). Writes OUT_DIR/profile.md, ours beside
+RAW_DIR holds, per round R and server S: rR-S-stat.csv (perf stat -I 1000
+-x,) and rR-S.times (when perf stat and the counted fio run started and
+ended), rR-S.json (fio of the sampled run), rR-S.cpu (/proc/stat before
+and after the sampled window), rR-S-dso.txt, rR-S-sym.txt and
+rR-S-incl.txt (perf report --stdio -n: by module, by symbol, by symbol
+with its callees). Writes OUT_DIR/profile.md, ours beside
 upstream, medians over the rounds: the busy share of the window as
 /proc/stat and as perf saw it, then shares of perf's busy samples (idle
 left out) by module, by symbol (self) and by symbol with its callees.
@@ -58,32 +60,33 @@ def stat_busy(path):
     return (busy(lines[1]) - busy(lines[0])) / t if t else None
 
 
-def stat_counts(path):
-    """{event: count} of a perf stat -x, file."""
-    counts = {}
+def stat_counts(path, times):
+    """{event: count} of a perf stat -I -x, file, summed over the intervals
+    that lie inside the load: [fio start + 1 s, fio end - 1 s], perf's
+    interval times taken from its start (times: the .times file)."""
+    t = open(times).read().split()
+    when = dict(zip(t[0::2], (float(x) for x in t[1::2])))
+    lo = when["fio_start"] - when["stat_start"] + 1.0
+    hi = when["fio_end"] - when["stat_start"] - 1.0
+    counts, prev, intervals = {}, 0.0, set()
     for line in open(path):
         f = line.strip().split(",")
-        if len(f) >= 3 and re.fullmatch(r"\d+", f[0]):
-            counts[f[2]] = int(f[0])
-    return counts
-
-
-def window_ios(path):
-    ios = {}
-    for line in open(path):
-        f = line.split()
-        if len(f) == 2:
-            ios[f[0]] = int(f[1])
-    return ios
+        if len(f) < 4 or not re.fullmatch(r"[\d.]+", f[0]) or not re.fullmatch(r"\d+", f[1]):
+            continue
+        end = float(f[0])
+        # perf prints an interval's end; its start is the previous end
+        if end - 1.0 >= lo - 0.05 and end <= hi:
+            counts[f[3]] = counts.get(f[3], 0) + int(f[1])
+            intervals.add(f[0])
+    return counts, len(intervals)
 
 
 def one(base):
-    ios = window_ios(base + ".ios")
-    counts = stat_counts(base + "-stat.csv")
+    counts, intervals = stat_counts(base + "-stat.csv", base + ".times")
     # the I/Os of the counted window: /dev/rnbd0's completions, counted in it
     n = counts.pop("block:block_rq_complete", None)
     per_io = {e: c / n for e, c in counts.items()} if n else {}
-    ios["counted"] = n
+    ios = {"counted": n, "intervals": intervals}
     dsos = {d: n for d, _, n, _ in parse(base + "-dso.txt")}
     total = sum(dsos.values())
     syms = parse(base + "-sym.txt")
@@ -115,7 +118,7 @@ def collect(raw):
         row = {}
         for s in SERVERS:
             base = os.path.join(raw, f"r{r}-{s}")
-            if not all(os.path.exists(base + x) for x in (".json", ".ios", "-stat.csv", "-sym.txt", "-dso.txt", "-incl.txt")):
+            if not all(os.path.exists(base + x) for x in (".json", ".times", "-stat.csv", "-sym.txt", "-dso.txt", "-incl.txt")):
                 break
             res = one(base)
             if res is None:
@@ -152,7 +155,8 @@ def main():
     out = [f"profile: {len(data)} round(s); {a.note}", "",
            "Counted (perf stat -a, the whole guest: fio, rnbd-client, rtrs-client, rxe, the "
            "server, rnbd-server and null_blk), events per I/O completed on /dev/rnbd0 (its "
-           "`block:block_rq_complete`, counted in the same window), medians over the rounds:", "",
+           "`block:block_rq_complete`, counted with them), over the 1 s intervals inside the "
+           "load (perf stat runs from before the load to after it), medians over the rounds:", "",
            "| event | ours | upstream | ours/upstream |", "|---|---:|---:|---:|"]
     events = sorted({e for row in data for sv in SERVERS for e in row[sv]["per_io"]})
     for e in events:
