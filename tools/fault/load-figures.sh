@@ -76,8 +76,10 @@ rows() {
 	grep -a '^figure: ' "$dir/suites/$name/log" 2>/dev/null | while IFS= read -r line; do
 		line=${line#figure: }
 		local what=${line%%: done=*} rest=${line##*: done=}
-		local done=${rest%% *} lost=${rest##*lost=}
-		echo "| $what | $done | $lost | $kern | $name (exit $st) | $v |"
+		local done=${rest%% *} lost=${rest##*lost=} more=
+		# key=value fields after lost= (e.g. reconnected=1) go beside what
+		[ "${lost#* }" != "$lost" ] && more=" (${lost#* })" lost=${lost%% *}
+		echo "| $what$more | $done | $lost | $kern | $name (exit $st) | $v |"
 	done
 }
 {
