@@ -20,38 +20,14 @@ set -uo pipefail
 ours=$1 peers=$2 out=$3 secs=$4 fio_args=$5 inv=$6 rounds=${7:-1} perf_args=${8:--e cpu-clock}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../test/guest/lib.sh"
+# shellcheck source=tools/bench/guest-lib.sh
+. "$here/guest-lib.sh"
 ctl=/sys/devices/virtual/rnbd-client/ctl
 perf=$(command -v perf) || { echo "[profile] no perf (apt-get install linux-perf)"; exit 2; }
 
-rxe_up || exit 1
-modprobe null_blk || exit 1
-insmod "$peers/src/rtrs/rtrs-core.ko" || exit 1
-insmod "$peers/src/rtrs/rtrs-client.ko" || exit 1
-insmod "$peers/src/rnbd/rnbd-client.ko" || exit 1
-load_deps "$ours/rtrs-server.ko" || exit 1
+bench_setup || exit 1
 echo -1 >/proc/sys/kernel/perf_event_paranoid
 echo 0 >/proc/sys/kernel/kptr_restrict
-
-load_stack() {
-	if [ "$1" = ours ]; then
-		insmod "$ours/rtrs-server.ko" always_invalidate="$inv" &&
-			insmod "$peers/rnbd-against/rnbd-server.ko"
-	else
-		insmod "$peers/src/rtrs/rtrs-server.ko" always_invalidate="$inv" &&
-			insmod "$peers/src/rnbd/rnbd-server.ko"
-	fi
-}
-
-unload_stack() {
-	local m i
-	for m in rnbd_server rtrs_server; do
-		for ((i = 0; i < 100; i++)); do
-			[ -e /sys/module/$m ] || break
-			rmmod $m 2>/dev/null && break
-			sleep 0.1
-		done
-	done
-}
 
 # The events perf stat counts: software events and the tracepoints of this
 # kernel among these (those it lacks are left out).
@@ -89,7 +65,7 @@ fio_run() {
 profile() {
 	local srv=$1 p=$out/r$2-$1 data=/dev/shm/perf.data fio_pid stat_pid devt t_stat t0 t1
 	echo "[profile] round $2: $srv"
-	load_stack "$srv" || return 1
+	load_stack "$srv" "$inv" || return 1
 	echo "sessname=prof path=ip:10.77.0.2@ip:10.77.0.1 device_path=/dev/nullb0" >$ctl/map_device || return 1
 	wait_exists /dev/rnbd0 10 || return 1
 	# the kernel's dev_t of a tracepoint: major << 20 | minor

@@ -17,6 +17,8 @@ set -uo pipefail
 ours=$1 peers=$2 out=$3 rounds=$4 secs=$5 cases=$6 invs=$7 order=${8:-fixed} baseline=${9:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../test/guest/lib.sh"
+# shellcheck source=tools/bench/guest-lib.sh
+. "$here/guest-lib.sh"
 ctl=/sys/devices/virtual/rnbd-client/ctl
 
 # case_args NAME: the fio options of a case.
@@ -37,41 +39,7 @@ for c in $cases; do
 	case_args "$c" >/dev/null || { echo "[bench] unknown case $c"; exit 2; }
 done
 
-rxe_up || exit 1
-modprobe null_blk || exit 1
-insmod "$peers/src/rtrs/rtrs-core.ko" || exit 1
-insmod "$peers/src/rtrs/rtrs-client.ko" || exit 1
-insmod "$peers/src/rnbd/rnbd-client.ko" || exit 1
-load_deps "$ours/rtrs-server.ko" || exit 1
-
-# load_stack ours|upstream Y|N (upstream: the baseline build of ours, if given)
-load_stack() {
-	if [ "$1" = ours ]; then
-		insmod "$ours/rtrs-server.ko" always_invalidate="$2" &&
-			insmod "$peers/rnbd-against/rnbd-server.ko"
-	elif [ -n "$baseline" ]; then
-		insmod "$baseline/rtrs-server.ko" always_invalidate="$2" &&
-			insmod "$peers/rnbd-against/rnbd-server.ko"
-	else
-		insmod "$peers/src/rtrs/rtrs-server.ko" always_invalidate="$2" &&
-			insmod "$peers/src/rnbd/rnbd-server.ko"
-	fi
-}
-
-# unload_stack: rnbd_server and rtrs_server, whichever is loaded (a session
-# may still be closing: retry for a while).
-unload_stack() {
-	local m i
-	for m in rnbd_server rtrs_server; do
-		for ((i = 0; i < 100; i++)); do
-			[ -e /sys/module/$m ] || break
-			rmmod $m 2>/dev/null && break
-			sleep 0.1
-		done
-		[ -e /sys/module/$m ] && { echo "[bench] cannot unload $m"; return 1; }
-	done
-	return 0
-}
+bench_setup || exit 1
 
 # fio_case NAME PREFIX: PREFIX.json (fio) and PREFIX.cpu (the /proc/stat
 # "cpu" line just before and just after the I/O: fio runs exec_prerun and

@@ -26,43 +26,17 @@ set -uo pipefail
 ours=$1 peers=$2 out=$3 rounds=$4 counts=$5 secs=$6 inv=$7
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../test/guest/lib.sh"
+# shellcheck source=tools/bench/guest-lib.sh
+. "$here/guest-lib.sh"
 ctl=/sys/devices/virtual/rnbd-client/ctl
 class=/sys/class/rtrs-server
 tsv=$out/results.tsv
 max=8
 for n in $counts; do [ "$n" -gt "$max" ] && max=$n; done
 
-rxe_up || exit 1
-modprobe null_blk nr_devices="$max" || exit 1
-insmod "$peers/src/rtrs/rtrs-core.ko" || exit 1
-insmod "$peers/src/rtrs/rtrs-client.ko" || exit 1
-insmod "$peers/src/rnbd/rnbd-client.ko" || exit 1
-load_deps "$ours/rtrs-server.ko" || exit 1
+bench_setup nr_devices="$max" || exit 1
 getconf CLK_TCK >"$out/clk_tck"
 : >"$tsv"
-
-load_stack() {
-	if [ "$1" = ours ]; then
-		insmod "$ours/rtrs-server.ko" always_invalidate="$inv" &&
-			insmod "$peers/rnbd-against/rnbd-server.ko"
-	else
-		insmod "$peers/src/rtrs/rtrs-server.ko" always_invalidate="$inv" &&
-			insmod "$peers/src/rnbd/rnbd-server.ko"
-	fi
-}
-
-unload_stack() {
-	local m i
-	for m in rnbd_server rtrs_server; do
-		for ((i = 0; i < 100; i++)); do
-			[ -e /sys/module/$m ] || break
-			rmmod $m 2>/dev/null && break
-			sleep 0.1
-		done
-		[ -e /sys/module/$m ] && { echo "[scale] cannot unload $m"; return 1; }
-	done
-	return 0
-}
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
@@ -140,7 +114,7 @@ print("%.1f" % (j["read"]["iops"] + j["write"]["iops"]))
 server_round() {
 	local srv=$1 r=$2 n t0 t1 a0 a1 s0 s1 job iops win ticks
 	echo "[scale] round $r: $srv (at $(($(date +%s) - start)) s)"
-	load_stack "$srv" || return 1
+	load_stack "$srv" "$inv" || return 1
 	for n in $counts; do
 		quiet_mem
 		a0=$(meminfo MemAvailable) s0=$(meminfo Slab)
