@@ -7,9 +7,10 @@
 
 namespace core {
 
-// One response in 32 asks for a completion: at queue depth 1 the others
-// cost the server no completion event at all.
-constexpr rt::u32 kDefaultSignalInterval = 32;
+// One response in 512 asks for a completion, as upstream's interval at its
+// default queue depth: the others cost the server no completion event at
+// all (one in 32 cost 0.03 completions an I/O more than upstream's).
+constexpr rt::u32 kDefaultSignalInterval = 512;
 
 struct Config {
     bool always_invalidate = true;

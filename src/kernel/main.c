@@ -48,7 +48,7 @@ MODULE_PARM_DESC(max_chunk_mem_mb,
 static unsigned int signal_interval;
 module_param(signal_interval, uint, 0444);
 MODULE_PARM_DESC(signal_interval,
-		 "One I/O response in N asks for a completion, which is also one sample of the transport latency histogram; 1: every response (default 0: 32)");
+		 "One I/O response in N asks for a completion, which is also one sample of the transport latency histogram; 1: every response (default 0: 512)");
 
 /* The core spells errno values out; they must be the kernel's. */
 #define RTRS_CHECK_ERRNO(macro, name, value) static_assert(macro == value, #macro);

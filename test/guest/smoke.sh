@@ -32,7 +32,7 @@ check "always_invalidate defaults to Y" test "$(cat $params/always_invalidate)" 
 check "max_chunk_size defaults to 131072" test "$(cat $params/max_chunk_size)" = 131072
 check "sess_queue_depth defaults to 512" test "$(cat $params/sess_queue_depth)" = 512
 check "max_chunk_mem_mb defaults to 0 (half of RAM)" test "$(cat $params/max_chunk_mem_mb)" = 0
-check "signal_interval defaults to 0 (one in 32)" test "$(cat $params/signal_interval)" = 0
+check "signal_interval defaults to 0 (one in 512)" test "$(cat $params/signal_interval)" = 0
 for p in always_invalidate max_chunk_size sess_queue_depth max_chunk_mem_mb signal_interval; do
 	check "$p is read-only (0444)" test "$(stat -c %a $params/$p)" = 444
 done

@@ -59,7 +59,7 @@ hist() {
 step "soft-RoCE; rtrs-server and rtrs-null; tracefs and debugfs"
 rxe_up || { echo "FAIL: rxe setup"; exit 1; }
 # Every response signaled: the transport histogram counts each one (by
-# default it samples one in 32; the host tests check the sampling).
+# default it samples one in 512; the host tests check the sampling).
 load_deps "$moddir/rtrs-server.ko" && insmod "$moddir/rtrs-server.ko" signal_interval=1 &&
 	insmod "$moddir/rtrs-null.ko" ||
 	{ echo "FAIL: cannot load the modules"; exit 1; }

@@ -343,21 +343,22 @@ TEST_P(Signal, OneResponseInTheIntervalAsksForACompletion) {
     EXPECT_EQ(count_logs("failed"), 0) << all_logs();
 }
 
-TEST_P(Signal, TheModuleDefaultIsOneInThirtyTwo) {
+TEST_P(Signal, TheModuleDefaultIsOneIn512) {
     h::Opts o;
     o.always_invalidate = GetParam();
     o.signal_interval = 0;  // as the module parameter's default
+    o.queue_depth = 512;    // a send queue whose half holds 511 responses
     h::Fixture f(o);
     auto c = h::client(62);
     ASSERT_TRUE(f.up(c, "default"));
     int signaled = 0;
-    for (std::uint32_t i = 0; i < 64; ++i) {
+    for (std::uint32_t i = 0; i < 1024; ++i) {
         rtrs_srv_op* op = f.write(c, 1, i % 16, std::vector<std::uint8_t>(8, 1), {});
         ASSERT_NE(op, nullptr) << i;
         rtrs_core_answer(op, 0);
         if (last_response_signaled(c.con(1))) {
             ++signaled;
-            EXPECT_EQ(i % 32, 31u) << i;
+            EXPECT_EQ(i % 512, 511u) << i;
         }
         k().complete_all_sends(c.con(1));
     }
