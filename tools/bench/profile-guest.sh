@@ -43,8 +43,6 @@ stat_events() {
 	echo "$list"
 }
 
-now() { date +%s.%N; }
-
 # fio_run SECONDS OUTPUT: the load, SECONDS long.
 fio_run() {
 	# shellcheck disable=SC2086

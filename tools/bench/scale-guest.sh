@@ -38,7 +38,6 @@ bench_setup nr_devices="$max" || exit 1
 getconf CLK_TCK >"$out/clk_tck"
 : >"$tsv"
 
-now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 quiet_mem() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1; }
