@@ -253,19 +253,15 @@ fi
 if [ "$long" = 1 ]; then
 	step "load: 16 sessions x 4 paths held at once, I/O on every path"
 	reload sess_queue_depth=32 max_chunk_size=16384 || fail "reload for the load"
-	# load_io I [OPTIONS...]: session load-I's I/O over four address pairs
-	# (each dummy's two addresses, both ways round).
-	load_io() {
-		local i=$1
-		shift
-		"$client" io --session load-$i --server $srv --src $cli --server $cli --src $srv \
-			--server $srv2 --src $cli2 --server $cli2 --src $srv2 --reads 200 --writes 200 \
-			--size 4096 --qd 8 --verify-zero --quiet "$@"
-	}
+	# Each session's I/O, over four address pairs (each dummy's two
+	# addresses, both ways round). rtrs-client runs in the foreground of
+	# its job: the SIGTERM below ends its hold, as it should.
+	load_opts=(--server "$srv" --src "$cli" --server "$cli" --src "$srv" --server "$srv2" --src "$cli2"
+		--server "$cli2" --src "$srv2" --reads 200 --writes 200 --size 4096 --qd 8 --verify-zero --quiet)
 	pids=
 	rxebug0=$(log_count "rxe_reg_fast_mr: mr->lkey")
 	for ((i = 0; i < 16; i++)); do
-		load_io $i --hold 30 >$work/load-$i.out 2>$work/load-$i.err &
+		"$client" io --session load-$i "${load_opts[@]}" --hold 30 >$work/load-$i.out 2>$work/load-$i.err &
 		pids="$pids $!"
 	done
 	up=0
@@ -293,7 +289,7 @@ if [ "$long" = 1 ]; then
 		if [ "$rxebug" -gt 0 ] && [ "${f#*:}" -eq 3 ]; then
 			note "load-$i: its path closed under rxe's retransmission bug ($(tail -n 1 $work/load-$i.err)); reconnecting"
 			wait_gone "$class/load-$i" 60 || { lost=$((lost + 1)); echo "load-$i: still in sysfs"; continue; }
-			if load_io $i >$work/load-$i.again 2>&1; then
+			if "$client" io --session load-$i "${load_opts[@]}" >$work/load-$i.again 2>&1; then
 				reconnected=$((reconnected + 1))
 				# its I/O counts from the run that went through
 				mv $work/load-$i.again $work/load-$i.out
