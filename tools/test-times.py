@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Prints the step times of a test run as a table: every ctest test that took
 a second or more (from ctest's JUnit file), and under each guest boot the
-suites it ran (from tools/vm/run-suites' results), then the totals.
+suites it ran (from tools/vm/run-suites' results), then the totals; then,
+for the tests that failed, the last lines each printed, so that the end of
+a long log (all a CI report may keep of it) says what went wrong.
 
 Usage: test-times.py BUILD_DIR JUNIT_FILE [WALL_SECONDS]
 """
@@ -33,6 +35,75 @@ def suite_rows(build, boot):
     return rows
 
 
+# Names longer than this are cut in the table (a few parameterised unit
+# tests have long ones).
+WIDTH = 56
+
+
+def cut(text, width):
+    return text if len(text) <= width else text[:width - 2] + ".."
+
+
+def tail(text, n, width=160):
+    lines = [l.replace("\r", "") for l in text.rstrip("\n").split("\n")]
+    return ["  | " + cut(l, width) for l in lines[-n:]]
+
+
+BOOT_STATUS = {"124": "the guest timed out", "125": "the guest died or reported no status",
+               "2": "usage error, or the suite runner failed at once"}
+
+
+def boot_of(name):
+    """The boot (folder under BUILD/vm) a guest.boot.KVER or debug.boot test ran."""
+    if name.startswith("guest.boot."):
+        return name[len("guest.boot."):]
+    if name == "debug.boot":
+        return "debug"
+    return None
+
+
+def failures(build, tests, outputs):
+    """The last lines of each failed test's output (the first few tests at
+    more length), the boots that needed a second try, and how many tests did
+    not run because a test they need failed."""
+    failed = [t[0] for t in tests if t[2] == "FAILED"]
+    notrun = [t[0] for t in tests if t[2] == "NOT RUN"]
+    again = []
+    vm = os.path.join(build, "vm")
+    if os.path.isdir(vm):
+        for boot in sorted(os.listdir(vm)):
+            f = os.path.join(vm, boot, "booted-again")
+            if os.path.exists(f):
+                again.append((boot, open(f).read().strip()))
+    if not failed and not notrun and not again:
+        return
+    print()
+    print("== what failed (the last lines of each failed test's output)")
+    for boot, why in again:
+        print("boot %s was booted a second time: %s" % (boot, why))
+    for i, name in enumerate(failed[:8]):
+        n = 14 if i < 2 else 6
+        boot = boot_of(name)
+        console = os.path.join(vm, boot or "-", "console.log")
+        if boot and os.path.exists(console):
+            # A boot's own output can be longer than what ctest keeps of it.
+            try:
+                st = open(os.path.join(vm, boot, "run-guest-status")).read().strip()
+            except OSError:
+                st = "none"
+            print("%s: run-guest status %s (%s); the end of its console:" %
+                  (name, st, BOOT_STATUS.get(st, "see its output")))
+            print("\n".join(tail(open(console, errors="replace").read(), n)))
+            continue
+        print("%s:" % name)
+        for line in tail(outputs.get(name, ""), n):
+            print(line)
+    if len(failed) > 8:
+        print("... and %d more failed: %s" % (len(failed) - 8, " ".join(failed[8:])))
+    if notrun:
+        print("%d not run (a test they need failed): %s" % (len(notrun), cut(" ".join(notrun), 400)))
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -40,10 +111,13 @@ def main():
     build, junit = sys.argv[1], sys.argv[2]
     wall = int(sys.argv[3]) if len(sys.argv) > 3 else None
     tests = []
+    outputs = {}
     for tc in ET.parse(junit).getroot().iter("testcase"):
         status = {"run": "passed", "fail": "FAILED", "notrun": "NOT RUN"}.get(tc.get("status"), tc.get("status"))
         tests.append((tc.get("name"), float(tc.get("time") or 0), status))
-    width = max([len(t[0]) for t in tests] + [40])
+        out = tc.find("system-out")
+        outputs[tc.get("name")] = out.text if out is not None and out.text else ""
+    width = min(max([len(t[0]) for t in tests] + [40]), WIDTH)
     print("%-*s %8s  %s" % (width, "step", "seconds", "result"))
     print("%s %s  %s" % ("-" * width, "-" * 8, "-" * 6))
     small = 0
@@ -53,12 +127,8 @@ def main():
             small += secs
             small_n += 1
             continue
-        print("%-*s %8.0f  %s" % (width, name, secs, status))
-        boot = None
-        if name.startswith("guest.boot."):
-            boot = name[len("guest.boot."):]
-        elif name == "debug.boot":
-            boot = "debug"
+        print("%-*s %8.0f  %s" % (width, cut(name, width), secs, status))
+        boot = boot_of(name)
         if boot:
             for sname, ssecs, sst in suite_rows(build, boot):
                 print("%-*s %8s  %s" % (width, "    suite " + sname,
@@ -68,6 +138,7 @@ def main():
                           sum(t[1] for t in tests)))
     if wall is not None:
         print("%-*s %8d  (%dm%02ds)" % (width, "wall clock of ctest", wall, wall // 60, wall % 60))
+    failures(build, tests, outputs)
     return 0
 
 
