@@ -82,10 +82,9 @@ def failures(build, tests, outputs):
     for boot, why in again:
         print("boot %s was booted a second time: %s" % (boot, why))
     for i, name in enumerate(failed[:8]):
-        n = 14 if i < 2 else 6
         boot = boot_of(name)
-        console = os.path.join(vm, boot or "-", "console.log")
-        if boot and os.path.exists(console):
+        console = boot and os.path.join(vm, boot, "console.log")
+        if console and os.path.exists(console):
             # A boot's own output can be longer than what ctest keeps of it.
             try:
                 st = open(os.path.join(vm, boot, "run-guest-status")).read().strip()
@@ -93,10 +92,11 @@ def failures(build, tests, outputs):
                 st = "none"
             print("%s: run-guest status %s (%s); the end of its console:" %
                   (name, st, BOOT_STATUS.get(st, "see its output")))
-            print("\n".join(tail(open(console, errors="replace").read(), n)))
-            continue
-        print("%s:" % name)
-        for line in tail(outputs.get(name, ""), n):
+            text = open(console, errors="replace").read()
+        else:
+            print("%s:" % name)
+            text = outputs.get(name, "")
+        for line in tail(text, 14 if i < 2 else 6):
             print(line)
     if len(failed) > 8:
         print("... and %d more failed: %s" % (len(failed) - 8, " ".join(failed[8:])))
