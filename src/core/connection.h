@@ -63,8 +63,11 @@ public:
     // Connection 0: the buffer the info request arrives in.
     rtrs_env_buf info_buf{};
 
-    // Under the server lock.
+    // Under the server lock: the CM said it is established; the CM said
+    // it ended (disconnected, failed, or its device goes away), after
+    // which the CM tells its cm_id nothing more.
     bool established = false;
+    bool cm_ended = false;
 
 private:
     Path* path_;

@@ -70,6 +70,8 @@ void rtrs_env_work_queue(struct rtrs_env_work *work, unsigned int delay_ms);
 void rtrs_env_work_requeue(struct rtrs_env_work *work, unsigned int delay_ms);
 /* Cancels a pending run and waits for a running one to end. */
 void rtrs_env_work_cancel_sync(struct rtrs_env_work *work);
+/* Cancels a pending run without waiting: a work may call it on itself. */
+void rtrs_env_work_cancel(struct rtrs_env_work *work);
 /* Must be neither pending nor running. */
 void rtrs_env_work_free(struct rtrs_env_work *work);
 

@@ -205,19 +205,37 @@ void Path::on_cm_event(Connection& c, rtrs_core_cm_event ev, int status) {
     case RTRS_CORE_CM_ERROR:
         Log(kErr, true).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
             .put(": connection error ").dec(status);
-        request_close(CloseReason::ClientDisconnect);
+        on_cm_end(c, CloseReason::ClientDisconnect);
         return;
     case RTRS_CORE_CM_DISCONNECTED:
-        request_close(CloseReason::ClientDisconnect);
+        on_cm_end(c, CloseReason::ClientDisconnect);
         return;
     case RTRS_CORE_CM_DEVICE_REMOVAL:
         // The device's removal waits for this cm_id to be destroyed, which
         // the teardown does.
-        request_close(CloseReason::DeviceRemoval);
+        on_cm_end(c, CloseReason::DeviceRemoval);
         return;
     case RTRS_CORE_CM_OTHER:
         return;
     }
+}
+
+void Path::on_cm_end(Connection& c, CloseReason why) {
+    {
+        Guard g(server().lock());
+        c.cm_ended = true;
+        Guard io(io_lock_);
+        // The teardown waits for this: it goes on now.
+        if (state_ == PathState::AwaitingDisconnect && disconnects_done_locked())
+            rtrs_env_work_requeue(close_work_, 0);
+    }
+    request_close(why);
+}
+
+bool Path::disconnects_done_locked() const {
+    for (const Connection* c : cons_)
+        if (c && c->created() && c->established && !c->cm_ended) return false;
+    return true;
 }
 
 void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {

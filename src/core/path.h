@@ -19,6 +19,13 @@
 //                      last answer queues the close work again
 //     Leaving          out of sysfs (the session's folder with its last
 //                      visible path), then the ULP hears of it
+//     AwaitingDisconnect  each established connection's disconnect is
+//                      waited for, kDisconnectWaitMs at most: the client
+//                      answers our DREQ only after its side of the
+//                      connection saw the disconnect, and one whose
+//                      device goes away before that never hears it
+//                      (upstream's client then waits 30 s in its close,
+//                      and the device's removal with it)
 //     Destroying       QPs, CQs, cm_ids, registrations, mappings freed;
 //                      the path leaves its session (and the session its
 //                      server with its last path), and is freed
@@ -54,6 +61,7 @@ enum class PathState : rt::u8 {
     Draining,
     AwaitingAnswers,
     Leaving,
+    AwaitingDisconnect,
     Destroying,
 };
 
@@ -99,6 +107,9 @@ public:
     // event (a new connection, an established one, the info request):
     // well within the 30 s after which upstream lets a reconnect replace it.
     static constexpr rt::u32 kStallMs = 25000;
+    // How long the teardown waits for the client to answer its disconnect
+    // (a live client does in milliseconds; a dead one never does).
+    static constexpr rt::u32 kDisconnectWaitMs = 2000;
 
     Path(Session& sess, const wire::ConnReqFields& req);
     ~Path();
@@ -138,6 +149,8 @@ public:
 
     // Events.
     void on_cm_event(Connection& c, rtrs_core_cm_event ev, int status);
+    // A CM event after which the connection hears nothing more.
+    void on_cm_end(Connection& c, CloseReason why);
     void on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc);
     void run_work(unsigned int kind);
     void on_answer(Request& r, int status);
@@ -183,6 +196,9 @@ private:
     void on_info_wc(Connection& c, const rtrs_core_wc& wc);
     // path_close.cpp
     void close_work();
+    void leave();
+    bool disconnects_waited();
+    void destroy();
     void free_resources();
     // path_timer.cpp
     void timer_work();
@@ -195,6 +211,9 @@ private:
     bool post_response_locked(Request& r);
     void answered_locked();
     void drop_pending_locked();
+    // Server and io locks held: no established connection still waits
+    // for its disconnect.
+    bool disconnects_done_locked() const;
     void fail_request(Request& r, int err);
 
     Session* sess_;
@@ -231,6 +250,7 @@ private:
     rt::u32 info_len_ = 0;
     rt::u32 hb_missed_ = 0;
     rt::u32 inflight_ = 0;  // requests with the ULP (read unlocked by stats)
+    rt::u64 disconnect_deadline_ms_ = 0;  // AwaitingDisconnect ends by then
     // The info response: registrations posted so far, then the send.
     rt::u32 info_next_mr_ = 0;
     bool info_sent_ = false;

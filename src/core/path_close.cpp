@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // The teardown of a path, step by step (see the states in path.h). It runs
 // in the path's close work; it stops in AwaitingAnswers while the ULP still
-// holds requests, and the last answer queues it again.
+// holds requests (the last answer queues it again), and in
+// AwaitingDisconnect until the client answered every disconnect or the
+// wait's deadline came (the last answer, or the deadline, queues it).
 #include "core/lock.h"
 #include "core/log.h"
 #include "core/module.h"
@@ -61,12 +63,25 @@ void Path::close_work() {
         Guard io(io_lock_);
         if (inflight_ > 0) return;
         state_ = PathState::Leaving;
+    } else if (st == PathState::AwaitingDisconnect) {
+        if (disconnects_waited()) destroy();
+        return;
     } else {
         return;  // already past this (a second run of the work)
     }
+    leave();
+    {
+        Guard g(server().lock());
+        Guard io(io_lock_);
+        state_ = PathState::AwaitingDisconnect;
+        disconnect_deadline_ms_ = rtrs_env_now_ms() + kDisconnectWaitMs;
+    }
+    if (disconnects_waited()) destroy();
+}
 
-    // Leaving: out of sysfs first (the files' users drain there), then the
-    // ULP hears of it.
+// Leaving: out of sysfs first (the files' users drain there), then the ULP
+// hears of it.
+void Path::leave() {
     Server& srv = server();
     {
         Guard g(srv.lock());
@@ -88,17 +103,41 @@ void Path::close_work() {
         counted_up_ = false;
         sess_->link_down(static_cast<int>(reason_), reason_name(reason_));
     }
+}
 
-    // Destroying.
-    {
-        Guard io(io_lock_);
-        state_ = PathState::Destroying;
-        for (const Request& r : reqs_)
-            if (r.state != ReqState::Free) {
-                rtrs_env_warn("rtrs core: a request not done at the end of its path");
-                break;
-            }
+// AwaitingDisconnect: true when it is over (every disconnect answered, or
+// the time is up), the state then Destroying; else the work is queued for
+// the deadline (an answer brings it sooner, on_cm_end()).
+bool Path::disconnects_waited() {
+    const rt::u64 now = rtrs_env_now_ms();
+    Guard g(server().lock());
+    Guard io(io_lock_);
+    if (state_ != PathState::AwaitingDisconnect) return false;
+    const bool done = disconnects_done_locked();
+    if (!done && now < disconnect_deadline_ms_) {
+        rtrs_env_work_requeue(close_work_, static_cast<unsigned int>(disconnect_deadline_ms_ - now));
+        return false;
     }
+    if (!done)
+        Log(kInfo).put(sess_->named() ? sess_->name() : "(unnamed)").put(": path ").put(name_)
+            .put(": the client did not answer the disconnect within ")
+            .dec(rt::u64{kDisconnectWaitMs}).put(" ms");
+    state_ = PathState::Destroying;
+    // Nothing queues the work from here on; a run still pending (the
+    // deadline's) must not come after the path is freed.
+    rtrs_env_work_cancel(close_work_);
+    for (const Request& r : reqs_)
+        if (r.state != ReqState::Free) {
+            rtrs_env_warn("rtrs core: a request not done at the end of its path");
+            break;
+        }
+    return true;
+}
+
+// Destroying: QPs, CQs and cm_ids, then everything else; the path leaves
+// its session and is freed.
+void Path::destroy() {
+    Server& srv = server();
     for (Connection* c : cons_)
         if (c && c->created()) rtrs_env_con_destroy(c->env());
     Log(kInfo).put(sess_->named() ? sess_->name() : "(unnamed)").put(": path ").put(name_)

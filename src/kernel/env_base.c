@@ -246,6 +246,11 @@ void rtrs_env_work_cancel_sync(struct rtrs_env_work *w)
 	cancel_delayed_work_sync(&w->dw);
 }
 
+void rtrs_env_work_cancel(struct rtrs_env_work *w)
+{
+	cancel_delayed_work(&w->dw);
+}
+
 void rtrs_env_work_free(struct rtrs_env_work *w)
 {
 	kfree(w);

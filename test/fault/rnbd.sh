@@ -23,7 +23,12 @@
 #           I/O finishes over rxe0; the link added again, the path comes
 #           back; then `rmmod rdma_rxe` with the map open: every path
 #           closes, our module stays loaded and listening, and with rxe
-#           back the client reconnects and a new session works.
+#           back the client reconnects and a new session works. First,
+#           provoked: `rdma link delete rxe1` under random I/O with a
+#           real-time CPU hog on CPU 1, so that upstream's client hears our
+#           disconnect late; a server that destroys its cm_ids before the
+#           client heard it makes the removal wait 30 s in upstream's
+#           client (CI, 2026-12-02: 30.5 s and 31.6 s).
 # Usage: rnbd.sh MODULE_DIR PEERS_DIR CLIENT_BINARY [CYCLES]
 #   CYCLES: map/unmap cycles (default 20; 100 with RTRS_FAULT_LONG=1)
 set -uo pipefail
@@ -92,6 +97,46 @@ fio_verify() {
 		--ioengine=libaio --iodepth=16 --verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--output="$work/$name.fio" "$@" >/dev/null 2>"$work/$name.err"
 }
+
+# gids_back: rxe0 and rxe1 have their IPv4 GIDs (10.77.0.2, 10.78.0.2) again.
+gids_back() {
+	wait_gids rxe1:0000:0000:0000:0000:0000:ffff:0a4e:0002 rxe0:0000:0000:0000:0000:0000:ffff:0a4d:0002
+}
+# rt_hog / rt_hog_stop: a SCHED_FIFO busy loop on CPU 1 (RT throttling
+# leaves the others 5 % of it).
+rt_hog_pid=
+rt_hog() { taskset -c 1 chrt -f 50 bash -c 'while :; do :; done' & rt_hog_pid=$!; }
+rt_hog_stop() { kill "$rt_hog_pid" 2>/dev/null; wait "$rt_hog_pid" 2>/dev/null; rt_hog_pid=; }
+
+# --- row 14, provoked ------------------------------------------------------------
+# First, on a map 2 s old: so it made upstream's client wait 30 s with the
+# server before the fix (31.7 s, 1 of 1); after the other rows, or right
+# after the map, it did not (0 of 4).
+step "row 14, provoked: rdma link delete rxe1 under random reads and writes, a real-time hog on CPU 1"
+dev=$(map late /dev/ram2 path=$p1 path=$p2)
+check "map of /dev/ram2 over two paths ($dev)" test -b "$dev"
+wait_exists "$class/late/paths/$p2" 20
+sleep 2
+rt_hog
+fio --name=late --filename="$dev" --rw=randrw --bs=64k --size=32M --direct=1 --ioengine=libaio \
+	--iodepth=8 --time_based --runtime=4 --output=$work/late.fio >/dev/null 2>&1 &
+fpid=$!
+sleep 1
+t0=$(now)
+timeout 120 rdma link delete rxe1
+rc=$?
+secs=$(elapsed "$t0")
+rt_hog_stop
+check "rdma link delete rxe1 returned ($rc) within 10 s ($secs s)" le "$secs" 10
+wait_pid $fpid 60
+wait $fpid
+rc=$?
+check "the I/O went on over rxe0 (fio exit $rc)" test $rc -eq 0
+rdma link add rxe1 type rxe netdev dummy1
+check "rxe1 is back with its addresses" gids_back
+check "the client brings the rxe1 path back" reconnect late "$p2"
+check "unmap" unmap "$dev"
+check "session gone" wait_gone "$class/late" 20
 
 # --- row 15: map/unmap cycles ----------------------------------------------------
 step "row 15: $cycles map/unmap cycles of /dev/ram1 (one path)"
@@ -231,10 +276,6 @@ check "unmap" unmap "$dev"
 check "session gone" wait_gone "$class/starve" 20
 
 # --- row 14: the RDMA device goes away ------------------------------------------------
-# gids_back: rxe0 and rxe1 have their IPv4 GIDs (10.77.0.2, 10.78.0.2) again.
-gids_back() {
-	wait_gids rxe1:0000:0000:0000:0000:0000:ffff:0a4e:0002 rxe0:0000:0000:0000:0000:0000:ffff:0a4d:0002
-}
 step "row 14: rdma link delete rxe1 under verified I/O on a two-path map"
 dev=$(map gone /dev/ram1 path=$p1 path=$p2)
 check "map of /dev/ram1 over two paths ($dev)" test -b "$dev"

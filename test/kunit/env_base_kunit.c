@@ -245,6 +245,7 @@ enum run_mode {
 	RUN_BLOCK,		/* signal entered, wait for resume */
 	RUN_FREE_SELF,		/* free its own work item (a path's close work) */
 	RUN_REQUEUE_SELF,	/* requeue itself while requeues > 0 (a timer) */
+	RUN_CANCEL_FREE_SELF,	/* requeue itself, cancel that, free itself (a path's end) */
 };
 
 /* The owner a work item was made with: rtrs_core_run_work() gets it back. */
@@ -258,6 +259,7 @@ struct owner {
 	ktime_t first_run;
 	bool process_context;	/* in a task, interrupts on, may sleep */
 	bool wq_worker;
+	bool pending_after_cancel;
 	struct completion ran;	/* once per run */
 	struct completion entered;
 	struct completion resume;
@@ -282,6 +284,13 @@ void rtrs_core_run_work(void *arg, unsigned int kind)
 		wait_for_completion(&o->resume);
 		break;
 	case RUN_FREE_SELF:
+		rtrs_env_work_free(o->w);
+		o->w = NULL;
+		break;
+	case RUN_CANCEL_FREE_SELF:
+		rtrs_env_work_requeue(o->w, 20);
+		rtrs_env_work_cancel(o->w);
+		o->pending_after_cancel = delayed_work_pending(&o->w->dw);
 		rtrs_env_work_free(o->w);
 		o->w = NULL;
 		break;
@@ -541,6 +550,23 @@ static void work_frees_itself(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->runs), 2);
 }
 
+/*
+ * A run that finds itself queued again (a path's close work with its
+ * disconnect deadline armed) cancels that without waiting and frees itself:
+ * it runs once, and nothing runs on the freed item after.
+ */
+static void work_cancels_itself_and_frees(struct kunit *test)
+{
+	struct owner *o = owner_new(test, RUN_CANCEL_FREE_SELF, 5);
+
+	rtrs_env_work_queue(o->w, 0);
+	KUNIT_ASSERT_TRUE(test, wait_run(o, 10));
+	KUNIT_EXPECT_FALSE(test, o->pending_after_cancel);
+	KUNIT_EXPECT_NULL(test, o->w);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->runs), 1);
+}
+
 /* A run that requeues itself (a timer): runs again, and cancel_sync stops it for good. */
 static void work_requeue_from_run(struct kunit *test)
 {
@@ -667,6 +693,7 @@ static struct kunit_case work_cases[] = {
 	KUNIT_CASE(work_cancel_pending),
 	KUNIT_CASE(work_cancel_waits_running),
 	KUNIT_CASE(work_frees_itself),
+	KUNIT_CASE(work_cancels_itself_and_frees),
 	KUNIT_CASE(work_requeue_from_run),
 	KUNIT_CASE(work_queue_atomic),
 	KUNIT_CASE(waiter_done_before_wait),

@@ -100,6 +100,16 @@ Work* Kernel::pending_work(void* owner, unsigned kind) {
 
 void Kernel::run() {
     for (int guard = 0; guard < 100000; ++guard) {
+        bool delivered = false;
+        for (std::size_t i = 0; i < due_cm_events.size(); ++i)
+            if (due_cm_events[i].due <= now) {
+                DueCmEvent e = due_cm_events[i];
+                due_cm_events.erase(due_cm_events.begin() + static_cast<long>(i));
+                cm_event(e.con, e.ev);
+                delivered = true;
+                break;
+            }
+        if (delivered) continue;
         Work* next = nullptr;
         for (auto& w : works)
             if (w->live && w->pending && w->due <= now &&
@@ -125,6 +135,8 @@ void Kernel::advance(std::uint64_t ms) {
         std::uint64_t next = end;
         for (auto& w : works)
             if (w->live && w->pending && w->due < next) next = w->due;
+        for (auto& e : due_cm_events)
+            if (e.due < next) next = e.due;
         now = next;
         if (next == end) break;
     }
@@ -153,6 +165,10 @@ Cm* Kernel::connect(void* core_server, const std::vector<std::uint8_t>& priv,
 
 void Kernel::cm_event(Con* c, rtrs_core_cm_event ev, int status) {
     if (c->destroyed) return;  // its id is gone: the CM has no one to tell
+    if (ev == RTRS_CORE_CM_ESTABLISHED) c->established = true;
+    if (ev == RTRS_CORE_CM_ERROR || ev == RTRS_CORE_CM_DISCONNECTED ||
+        ev == RTRS_CORE_CM_DEVICE_REMOVAL)
+        c->cm_ended = true;
     c->cm->in_handler = true;
     rtrs_core_on_cm_event(c->core, ev, status);
     c->cm->in_handler = false;
@@ -378,6 +394,10 @@ void rtrs_env_work_cancel_sync(rtrs_env_work* work) {
     w->pending = false;
 }
 
+void rtrs_env_work_cancel(rtrs_env_work* work) {
+    reinterpret_cast<fake::Work*>(work)->pending = false;
+}
+
 void rtrs_env_work_free(rtrs_env_work* work) {
     auto* w = reinterpret_cast<fake::Work*>(work);
     if (w->pending) k().violation("a pending work item freed");
@@ -588,7 +608,14 @@ rtrs_env_con* rtrs_env_con_create(rtrs_env_cm* cm, rtrs_env_dev* dev,
     return reinterpret_cast<rtrs_env_con*>(p);
 }
 
-void rtrs_env_con_disconnect(rtrs_env_con* con) { fake::con_of(con)->disconnected = true; }
+void rtrs_env_con_disconnect(rtrs_env_con* con) {
+    auto* c = fake::con_of(con);
+    c->disconnected = true;
+    // The client's DREP, later, from another context.
+    if (c->established && !c->cm_ended && k().disconnect_answer_ms >= 0)
+        k().due_cm_events.push_back(
+            {c, RTRS_CORE_CM_DISCONNECTED, k().now + static_cast<std::uint64_t>(k().disconnect_answer_ms)});
+}
 
 void rtrs_env_con_drain(rtrs_env_con* con) {
     auto* c = fake::con_of(con);

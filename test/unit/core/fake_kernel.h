@@ -94,6 +94,8 @@ struct Con {
     std::deque<PostedSend> sends;  // posted, not yet completed
     std::deque<PostedRecv> recvs;
     bool disconnected = false;
+    bool established = false;  // the CM said so (cm_event)
+    bool cm_ended = false;     // the CM said it ended: it says nothing more
     bool drained = false;
     bool destroyed = false;
     std::uint64_t total_sends = 0;
@@ -166,6 +168,10 @@ public:
     // Called while the core waits (a server close, a device removal), as
     // the rest of the kernel would go on meanwhile.
     std::function<void()> on_wait;
+    // The client answers a disconnect of an established connection this
+    // many ms later (its DREP: a DISCONNECTED event); -1: never (a client
+    // that is gone).
+    long disconnect_answer_ms = 0;
 
     // --- records ---
     std::vector<std::string> violations;
@@ -195,6 +201,13 @@ public:
     void* listener_server = nullptr;  // the first server's
     std::vector<void*> listeners;     // every listening server, in order
     bool listening = false;
+    // CM events still to come (the answers to disconnects), by due time.
+    struct DueCmEvent {
+        Con* con;
+        rtrs_core_cm_event ev;
+        std::uint64_t due;
+    };
+    std::vector<DueCmEvent> due_cm_events;
     std::uint64_t work_seq = 0;
     std::uint64_t next_dma = 0x100000000ull;
     std::uint32_t next_rkey = 0x100;
@@ -209,7 +222,7 @@ public:
 
     // --- driving ---
     // Runs every work item that is due, in time then queue order, until
-    // none is left due.
+    // none is left due; CM events that are due come first.
     void run();
     // Moves the clock, running what comes due on the way.
     void advance(std::uint64_t ms);
