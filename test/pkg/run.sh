@@ -7,18 +7,26 @@
 # rtrs-srv against a live two-path session, and purges them again. Nothing
 # is installed on the host: the guest's writes go to its tmpfs overlay.
 #
-# Usage: test/pkg/run.sh KVER BUILD_DIR CLIENT_BINARY
+# Usage: test/pkg/run.sh [--build-only | --prebuilt] KVER BUILD_DIR CLIENT_BINARY
 #   BUILD_DIR   a folder of this test's own (one per kernel if tests run in
 #               parallel): deb/ (the packages), deb.log, vm/ (the guest's
 #               results: console.log, dmesg.txt, dpkg and DKMS logs)
+#   --build-only  build the packages, boot nothing (ctest's pkg.build.KVER,
+#               which runs beside the guests)
+#   --prebuilt  boot with the packages a --build-only run left in BUILD_DIR
 # Exit status: run-guest's (0 all passed, 1 a check failed, 3 kernel log
 # problem, 124 timeout, 125 guest failure), or 1 if the packages don't build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
+mode=all
+case "${1:-}" in
+--build-only) mode=build; shift ;;
+--prebuilt) mode=guest; shift ;;
+esac
 if [ $# -ne 3 ]; then
-	echo "usage: $0 KVER BUILD_DIR CLIENT_BINARY" >&2
+	echo "usage: $0 [--build-only | --prebuilt] KVER BUILD_DIR CLIENT_BINARY" >&2
 	exit 2
 fi
 kver=$1
@@ -58,19 +66,23 @@ if installed rtrs-server-dkms || installed rtrs-server-tools; then
 	exit 1
 fi
 
-# The packages, always from the working tree as it is now.
+# The packages, always from the working tree as it is now (with
+# --prebuilt, as the --build-only run of this test run made them).
 deb=$build/deb
-rm -rf "$deb"
-mkdir -p "$deb"
-echo "run.sh: building the packages into $deb (log: $build/deb.log)"
-t0=$(date +%s)
-if ! "$top/tools/build-deb.sh" "$deb" >"$build/deb.log" 2>&1; then
-	tail -n 40 "$build/deb.log"
-	echo "run.sh: tools/build-deb.sh failed (see $build/deb.log)" >&2
-	exit 1
+if [ "$mode" != guest ]; then
+	rm -rf "$deb"
+	mkdir -p "$deb"
+	echo "run.sh: building the packages into $deb (log: $build/deb.log)"
+	t0=$(date +%s)
+	if ! "$top/tools/build-deb.sh" "$deb" >"$build/deb.log" 2>&1; then
+		tail -n 40 "$build/deb.log"
+		echo "run.sh: tools/build-deb.sh failed (see $build/deb.log)" >&2
+		exit 1
+	fi
+	echo "run.sh: packages built in $(($(date +%s) - t0)) s:"
 fi
-echo "run.sh: packages built in $(($(date +%s) - t0)) s:"
-ls -1 "$deb"/*.deb
+ls -1 "$deb"/*.deb || { echo "run.sh: no packages in $deb" >&2; exit 1; }
+[ "$mode" = build ] && exit 0
 
 out=$build/vm
 rm -rf "$out"
