@@ -29,8 +29,12 @@ extern "C" {
 
 /*
  * Each kind is its own lockdep class. Order, outermost first:
- * MODULE > SERVER > PATH_IO; SESSION_EV is taken with none of the others
- * held (it orders the upper layer's link events of one session).
+ * SERVER > MODULE > PATH_IO (a server's lock is held while the module's is
+ * taken: claiming a session's name, a path's device; the module's while a
+ * path's io lock is: closing a device's paths). SESSION_EV is taken with
+ * none of the others held (it orders the upper layer's link events of one
+ * session), and the ULP's link_ev callback (rtrs_env_ulp_link_ev()) runs
+ * under it.
  */
 enum rtrs_env_lock_kind {
 	RTRS_ENV_LOCK_MODULE,		/* mutex: servers, devices, memory budget */
@@ -268,7 +272,10 @@ void rtrs_env_listen_stop(struct rtrs_env_listener *l);
 
 /* --- the upper layer (ULP) ------------------------------------------------------ */
 
-/* The ULP's callbacks, as rtrs_srv_open() got them. Never under a lock of ours. */
+/*
+ * The ULP's callbacks, as rtrs_srv_open() got them. rdma_ev: never under a
+ * lock of ours; link_ev: under the session's SESSION_EV lock only.
+ */
 struct rtrs_env_ulp;
 int rtrs_env_ulp_rdma_ev(struct rtrs_env_ulp *ulp, void *priv, struct rtrs_srv_op *op,
 			 void *data, __UINT32_TYPE__ datalen, const void *usr,
