@@ -62,7 +62,7 @@ rt::Result<void> Connection::create(rtrs_env_cm* cm, const rtrs_env_con_sizes& s
     recv_cqe.kind = kCqeRecv;
     send_cqe.owner = this;
     send_cqe.kind = kCqeSend;
-    env_ = rtrs_env_con_create(cm, path_->dev().env(), &sizes, path_->io_lock(), this);
+    env_ = rtrs_env_con_create(cm, path_->dev().env(), &sizes, path_->io_lock().raw(), this);
     if (!env_) return rt::err(rt::errc::nomem);
     return {};
 }

@@ -14,6 +14,8 @@
 #pragma once
 
 #include "core/env.h"
+#include "core/lock.h"
+#include "core/path.h"
 #include "core/request.h"
 #include "rt/array.h"
 #include "rt/list.h"
@@ -23,6 +25,9 @@
 namespace core {
 
 class Path;
+// (request.h may be the one being read: path.h includes this header.)
+class Request;
+struct PendingTag;
 
 class Connection {
 public:
@@ -45,18 +50,18 @@ public:
     bool created() const { return env_ != nullptr; }
 
     // Send queue (io lock held).
-    bool room(rt::u32 n) const { return sq_size_ - static_cast<rt::u32>(posted_ - done_) >= n; }
+    bool room(rt::u32 n) const REQUIRES(path_->io_lock()) { return sq_size_ - static_cast<rt::u32>(posted_ - done_) >= n; }
     // Posts n work requests and counts them. The last one is signaled when
     // the caller set it so, or when the accounting above wants it; *stamp
     // comes back from signaled_done() if it was.
-    int post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp = nullptr);
+    int post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp = nullptr) REQUIRES(path_->io_lock());
     // A signaled work request completed: its post and all before are done.
     // True, with *stamp set, if that post had a stamp.
-    bool signaled_done(rt::u64* stamp = nullptr);
+    bool signaled_done(rt::u64* stamp = nullptr) REQUIRES(path_->io_lock());
     rt::u32 sq_size() const { return sq_size_; }
-    rt::u32 sq_used() const { return static_cast<rt::u32>(posted_ - done_); }
+    rt::u32 sq_used() const REQUIRES(path_->io_lock()) { return static_cast<rt::u32>(posted_ - done_); }
 
-    rt::List<Request, PendingTag> pending;
+    rt::List<Request, PendingTag> pending GUARDED_BY(path_->io_lock());
 
     rtrs_core_cqe recv_cqe{};
     rtrs_core_cqe send_cqe{};
@@ -66,20 +71,22 @@ public:
     // Under the server lock: the CM said it is established; the CM said
     // it ended (disconnected, failed, or its device goes away), after
     // which the CM tells its cm_id nothing more.
-    bool established = false;
-    bool cm_ended = false;
+    bool established GUARDED_BY(path_->server().lock()) = false;
+    bool cm_ended GUARDED_BY(path_->server().lock()) = false;
 
 private:
     Path* path_;
     rt::u16 cid_;
     rtrs_env_con* env_ = nullptr;
+    // Set by create() (before any post), then read only: sq_size_,
+    // interval_, tail_max_, ends_ (whose entries are under the io lock).
     rt::u32 sq_size_ = 0;
-    rt::u64 posted_ = 0;
-    rt::u64 done_ = 0;
+    rt::u64 posted_ GUARDED_BY(path_->io_lock()) = 0;
+    rt::u64 done_ GUARDED_BY(path_->io_lock()) = 0;
     rt::u32 interval_ = 1;      // signal one post in this many
     rt::u32 tail_max_ = 0;      // unsignaled work requests allowed after a signaled one
-    rt::u32 unasked_ = 0;       // posts without a completion asked, modulo interval_
-    rt::u32 tail_ = 0;          // work requests since the last signaled one
+    rt::u32 unasked_ GUARDED_BY(path_->io_lock()) = 0;  // posts without a completion asked, modulo interval_
+    rt::u32 tail_ GUARDED_BY(path_->io_lock()) = 0;     // work requests since the last signaled one
     // Where each outstanding signaled post ended, and its stamp, oldest first.
     struct End {
         rt::u64 end;
@@ -87,8 +94,8 @@ private:
         bool stamped;
     };
     rt::Array<End> ends_;
-    rt::u32 ends_head_ = 0;
-    rt::u32 ends_count_ = 0;
+    rt::u32 ends_head_ GUARDED_BY(path_->io_lock()) = 0;
+    rt::u32 ends_count_ GUARDED_BY(path_->io_lock()) = 0;
 };
 
 }  // namespace core

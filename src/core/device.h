@@ -6,6 +6,8 @@
 #pragma once
 
 #include "core/env.h"
+#include "core/lock.h"
+#include "core/module.h"
 #include "rt/list.h"
 #include "rt/refcount.h"
 
@@ -31,9 +33,9 @@ public:
     const rtrs_env_dev_attrs& attrs() const { return attrs_; }
 
     // Under the module lock:
-    bool removing = false;
-    rtrs_env_waiter* removal = nullptr;
-    rt::List<Path, DevicePathsTag> paths;
+    bool removing GUARDED_BY(module()->lock()) = false;
+    rtrs_env_waiter* removal GUARDED_BY(module()->lock()) = nullptr;
+    rt::List<Path, DevicePathsTag> paths GUARDED_BY(module()->lock());
 
 private:
     void* ib_dev_;

@@ -1,30 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 // The core's view of the glue's locks: each core object that needs one owns
-// an env lock (core/env.h says which kind, and the order they nest in);
-// Guard holds one for a scope.
+// a Lock over an env lock (core/env.h says which kind, and the order they
+// nest in); Guard holds one for a scope. Both are annotated for Clang's
+// thread safety analysis (rt/thread_safety.h): members say which lock
+// guards them (GUARDED_BY), functions which lock they need (REQUIRES).
 #pragma once
 
 #include "core/env.h"
+#include "rt/thread_safety.h"
 
 namespace core {
 
-class Guard {
+class CAPABILITY("mutex") Lock {
 public:
-    explicit Guard(rtrs_env_lock* lock) : lock_(lock) { rtrs_env_lock_acquire(lock_); }
-    ~Guard() {
-        if (lock_) rtrs_env_lock_release(lock_);
+    Lock() = default;
+    Lock(const Lock&) = delete;
+    Lock& operator=(const Lock&) = delete;
+
+    // Makes the env lock of this kind (false without memory); once.
+    bool init(rtrs_env_lock_kind kind) {
+        raw_ = rtrs_env_lock_new(kind);
+        return raw_ != nullptr;
+    }
+    explicit operator bool() const { return raw_ != nullptr; }
+    // For the env calls that take the lock itself (rtrs_env_lock_free(),
+    // rtrs_env_con_create()'s io_lock).
+    rtrs_env_lock* raw() const { return raw_; }
+
+    void lock() ACQUIRE() { rtrs_env_lock_acquire(raw_); }
+    void unlock() RELEASE() { rtrs_env_lock_release(raw_); }
+
+private:
+    rtrs_env_lock* raw_ = nullptr;
+};
+
+class SCOPED_CAPABILITY Guard {
+public:
+    explicit Guard(Lock& lock) ACQUIRE(lock) : lock_(&lock) { lock_->lock(); }
+    ~Guard() RELEASE() {
+        if (lock_) lock_->unlock();
     }
     Guard(const Guard&) = delete;
     Guard& operator=(const Guard&) = delete;
 
     // Lets go before the end of the scope (once).
-    void unlock() {
-        rtrs_env_lock_release(lock_);
+    void unlock() RELEASE() {
+        lock_->unlock();
         lock_ = nullptr;
     }
 
 private:
-    rtrs_env_lock* lock_;
+    Lock* lock_;
 };
 
 }  // namespace core

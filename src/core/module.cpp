@@ -20,7 +20,7 @@ Module* module() { return g_module; }
 rt::Result<void> init_module(const Config& cfg) {
     if (g_module) return rt::err(rt::errc::busy);
     auto m = RT_TRY(rt::make_own<Module>(rt::Gfp::kernel, cfg));
-    m->lock_ = rtrs_env_lock_new(RTRS_ENV_LOCK_MODULE);
+    m->lock_.init(RTRS_ENV_LOCK_MODULE);
     if (!m->lock_) return rt::err(rt::errc::nomem);
     g_module = m.release();
     return {};
@@ -36,7 +36,7 @@ Module::~Module() {
     if (!servers_.empty()) rtrs_env_warn("rtrs core: module exit with servers open");
     if (!devices_.empty()) rtrs_env_warn("rtrs core: module exit with devices in use");
     if (!named_.empty()) rtrs_env_warn("rtrs core: module exit with sessions named");
-    if (lock_) rtrs_env_lock_free(lock_);
+    if (lock_) rtrs_env_lock_free(lock_.raw());
 }
 
 // --- devices -----------------------------------------------------------------

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "core/config.h"
-#include "core/device.h"
 #include "core/env.h"
+#include "core/lock.h"
 #include "core/session.h"
 #include "rt/list.h"
 #include "rt/refcount.h"
@@ -14,6 +14,7 @@
 
 namespace core {
 
+class Device;
 class Server;
 class Session;
 struct NamedTag;
@@ -24,7 +25,7 @@ public:
     ~Module();
 
     const Config& cfg() const { return cfg_; }
-    rtrs_env_lock* lock() const { return lock_; }
+    Lock& lock() RETURN_CAPABILITY(lock_) { return lock_; }
 
     // The device ib_dev with a reference for the caller: the one in use,
     // or a new one. EBUSY while it is being removed, ENOMEM, ENODEV.
@@ -32,11 +33,11 @@ public:
     // Reserves a session's chunk memory: ENOMEM past the budget.
     rt::Result<void> reserve_chunk_mem(rt::u64 bytes);
     void release_chunk_mem(rt::u64 bytes);
-    rt::u64 chunk_mem_used();
+    rt::u64 chunk_mem_used() EXCLUDES(lock_);
 
     // Gives s the name unless another session (of any server: they share
     // the class folder) has it; false when taken. Under s's server lock.
-    bool claim_name(Session& s, rt::Bytes name);
+    bool claim_name(Session& s, rt::Bytes name) REQUIRES(s.server().lock()) EXCLUDES(lock_);
     // A named session going away gives its name back.
     void release_name(Session& s);
 
@@ -50,11 +51,11 @@ private:
     friend class Device;
 
     Config cfg_;
-    rtrs_env_lock* lock_ = nullptr;  // MODULE: all below
-    rt::List<Server> servers_;
-    rt::List<Device> devices_;
-    rt::List<Session, NamedTag> named_;
-    rt::u64 chunk_mem_used_ = 0;
+    Lock lock_;  // MODULE: all below
+    rt::List<Server> servers_ GUARDED_BY(lock_);
+    rt::List<Device> devices_ GUARDED_BY(lock_);
+    rt::List<Session, NamedTag> named_ GUARDED_BY(lock_);
+    rt::u64 chunk_mem_used_ GUARDED_BY(lock_) = 0;
 };
 
 // The one module, or nullptr outside init/exit.

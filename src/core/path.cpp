@@ -58,7 +58,7 @@ rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& clien
     rt::StrBuf(name_, sizeof(name_)).put(client_str_).put('@').put(server_str_);
 
     *why = "no memory for the path";
-    io_lock_ = rtrs_env_lock_new(RTRS_ENV_LOCK_PATH_IO);
+    io_lock_.init(RTRS_ENV_LOCK_PATH_IO);
     close_work_ = rtrs_env_work_new(this, kWorkClose);
     info_work_ = rtrs_env_work_new(this, kWorkInfo);
     timer_work_ = rtrs_env_work_new(this, kWorkTimer);
@@ -150,7 +150,7 @@ Path::~Path() {
     if (close_work_) rtrs_env_work_free(close_work_);
     if (info_work_) rtrs_env_work_free(info_work_);
     if (timer_work_) rtrs_env_work_free(timer_work_);
-    if (io_lock_) rtrs_env_lock_free(io_lock_);
+    if (io_lock_) rtrs_env_lock_free(io_lock_.raw());
 }
 
 PathState Path::state_locked_read() {

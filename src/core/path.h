@@ -34,11 +34,12 @@
 // asking counts, with its reason.
 #pragma once
 
-#include "core/connection.h"
 #include "core/device.h"
 #include "core/env.h"
 #include "core/histogram.h"
-#include "core/request.h"
+#include "core/lock.h"
+#include "core/server.h"
+#include "core/session.h"
 #include "core/wire.h"
 #include "rt/array.h"
 #include "rt/list.h"
@@ -48,8 +49,8 @@
 
 namespace core {
 
-class Server;
-class Session;
+class Connection;
+class Request;
 struct SessionPathsTag;
 struct DevicePathsTag;
 
@@ -119,7 +120,7 @@ public:
     // the locks and work items. Under the server lock.
     rt::Result<void> setup(rt::RefPtr<Device> dev, const rtrs_core_addr& client,
                            const rtrs_core_addr& server, unsigned int port_num,
-                           const char** why);
+                           const char** why) REQUIRES(this->server().lock());
     // Frees what setup() made, for a path that never got a connection.
     void undo_setup();
 
@@ -137,15 +138,16 @@ public:
     bool same_addresses(const rtrs_core_addr& client, const rtrs_core_addr& server) const;
 
     // Under the server lock: a connection request for this path.
-    rt::Result<Connection*> add_connection(rt::u16 cid, rtrs_env_cm* cm, const char** why);
+    rt::Result<Connection*> add_connection(rt::u16 cid, rtrs_env_cm* cm, const char** why)
+        REQUIRES(server().lock());
 
     // Any context: asks for the teardown (only the first call counts).
-    void request_close(CloseReason why);
+    void request_close(CloseReason why) EXCLUDES(io_lock_);
     // The same, with the io lock held.
-    void close_locked(CloseReason why);
+    void close_locked(CloseReason why) REQUIRES(io_lock_);
     // Under the io lock: the state.
-    PathState state() const { return state_; }
-    PathState state_locked_read();
+    PathState state() const REQUIRES(io_lock_) { return state_; }
+    PathState state_locked_read() EXCLUDES(io_lock_);
 
     // Events.
     void on_cm_event(Connection& c, rtrs_core_cm_event ev, int status);
@@ -153,7 +155,7 @@ public:
     void on_cm_end(Connection& c, CloseReason why);
     void on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc);
     void run_work(unsigned int kind);
-    void on_answer(Request& r, int status);
+    void on_answer(Request& r, int status) EXCLUDES(io_lock_);
     void on_sysfs_disconnect();
 
     // stats/rdma (a reset clears the latency histograms too)
@@ -168,7 +170,7 @@ public:
     const char* sess_name() const;
     rt::u32 inflight() const { return __atomic_load_n(&inflight_, __ATOMIC_RELAXED); }
 
-    rtrs_env_lock* io_lock() const { return io_lock_; }
+    Lock& io_lock() RETURN_CAPABILITY(io_lock_) { return io_lock_; }
     bool always_invalidate() const { return always_inval_; }
     rt::u32 chunk_size() const { return chunk_size_; }
     rt::u32 queue_depth() const { return queue_depth_; }
@@ -176,13 +178,18 @@ public:
     Mr& mr_of_chunk(rt::u32 id) const { return mrs_[id / chunks_per_mr_]; }
 
     // Requests (request.cpp), io lock held unless said otherwise.
-    void on_imm(Connection& c, rt::u32 imm);
+    // (on_imm() and on_inv_done() take it themselves.)
+    void on_imm(Connection& c, rt::u32 imm) EXCLUDES(io_lock_);
     void on_io_request(Connection& c, rt::u32 payload);
-    void on_inv_done(Connection& c, Request& r, const rtrs_core_wc& wc);
+    void on_inv_done(Connection& c, Request& r, const rtrs_core_wc& wc) EXCLUDES(io_lock_);
     // No lock: reads the request from its chunk and hands it to the ULP.
-    void dispatch(Request& r);
+    // Not analysed: it fills in the request's header fields (request.h:
+    // under the io lock) without the lock, which is right while the
+    // request is WithUlp (nothing else touches them until the ULP's answer,
+    // which takes the lock); the analysis cannot see that.
+    void dispatch(Request& r) NO_THREAD_SAFETY_ANALYSIS;
     // Posts what waits on c while there is room.
-    void run_pending(Connection& c);
+    void run_pending(Connection& c) REQUIRES(io_lock_);
 
 private:
     friend class Server;
@@ -190,9 +197,9 @@ private:
     // path_info.cpp
     void on_info_recv(Connection& c, const rtrs_core_wc& wc);
     void info_work();
-    bool join_locked(const char** why, CloseReason* reason);
+    bool join_locked(const char** why, CloseReason* reason) REQUIRES(server().lock());
     bool encode_info_response();
-    bool post_info_locked();
+    bool post_info_locked() REQUIRES(io_lock_);
     void on_info_wc(Connection& c, const rtrs_core_wc& wc);
     // path_close.cpp
     void close_work();
@@ -204,16 +211,16 @@ private:
     void timer_work();
     void touch() { __atomic_store_n(&last_event_ms_, rtrs_env_now_ms(), __ATOMIC_RELAXED); }
     // request.cpp (io lock held)
-    Request* arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns);
-    void invalidate_locked(Request& r);
-    void respond_locked(Request& r);
-    bool post_invalidate_locked(Request& r);
-    bool post_response_locked(Request& r);
-    void answered_locked();
-    void drop_pending_locked();
+    Request* arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) REQUIRES(io_lock_);
+    void invalidate_locked(Request& r) REQUIRES(io_lock_);
+    void respond_locked(Request& r) REQUIRES(io_lock_);
+    bool post_invalidate_locked(Request& r) REQUIRES(io_lock_);
+    bool post_response_locked(Request& r) REQUIRES(io_lock_);
+    void answered_locked() REQUIRES(io_lock_);
+    void drop_pending_locked() REQUIRES(io_lock_);
     // Server and io locks held: no established connection still waits
     // for its disconnect.
-    bool disconnects_done_locked() const;
+    bool disconnects_done_locked() const REQUIRES(server().lock(), io_lock_);
     void fail_request(Request& r, int err);
 
     Session* sess_;
@@ -231,29 +238,38 @@ private:
     char server_str_[64] = {};
     char name_[128] = {};
 
-    rt::Array<Connection*> cons_;  // con_num_ of them, owned; under the server lock
+    // con_num_ of them, owned; under the server lock. (Not GUARDED_BY: the
+    // analysis found it read under the io lock only, by post_info_locked(),
+    // timer_work() and drop_pending_locked(), and with no lock by
+    // close_work() and destroy(); free_resources() writes it with none.)
+    rt::Array<Connection*> cons_;
     rt::Array<rt::u64> chunk_dma_;
     rt::Array<Mr> mrs_;
     rt::u32 mrs_num_ = 0;          // registered so far (of mrs_.size())
     rt::u32 chunks_per_mr_ = 1;
     rt::Array<Request> reqs_;
 
-    rtrs_env_lock* io_lock_ = nullptr;
+    Lock io_lock_;  // PATH_IO
     rtrs_env_work* close_work_ = nullptr;
     rtrs_env_work* info_work_ = nullptr;
     rtrs_env_work* timer_work_ = nullptr;
 
     // Under the io lock.
-    PathState state_ = PathState::Connecting;
+    PathState state_ GUARDED_BY(io_lock_) = PathState::Connecting;
+    // (reason_ and info_len_: written under it, but not GUARDED_BY: the
+    // analysis found reason_ read without it by leave() and destroy(), and
+    // info_len_ by join_locked(), under the server lock only.)
     CloseReason reason_ = CloseReason::None;
-    bool info_received_ = false;
+    bool info_received_ GUARDED_BY(io_lock_) = false;
     rt::u32 info_len_ = 0;
-    rt::u32 hb_missed_ = 0;
-    rt::u32 inflight_ = 0;  // requests with the ULP (read unlocked by stats)
-    rt::u64 disconnect_deadline_ms_ = 0;  // AwaitingDisconnect ends by then
+    rt::u32 hb_missed_ GUARDED_BY(io_lock_) = 0;
+    rt::u32 inflight_ GUARDED_BY(io_lock_) = 0;  // requests with the ULP (read unlocked by stats)
+    rt::u64 disconnect_deadline_ms_ GUARDED_BY(io_lock_) = 0;  // AwaitingDisconnect ends by then
     // The info response: registrations posted so far, then the send.
-    rt::u32 info_next_mr_ = 0;
-    bool info_sent_ = false;
+    rt::u32 info_next_mr_ GUARDED_BY(io_lock_) = 0;
+    bool info_sent_ GUARDED_BY(io_lock_) = false;
+    // (These two are set by setup(), before the path is known, and do not
+    // change: not guarded.)
     rtrs_core_cqe info_cqe_{};
     rtrs_env_buf info_rsp_{};
 
@@ -263,9 +279,16 @@ private:
     Histogram lat_net_;
 
     // Under the server lock.
-    rtrs_env_sysfs_path* sysfs_ = nullptr;
-    rtrs_env_debugfs_path* debugfs_ = nullptr;  // with sysfs_ (nullptr without debugfs)
+    rtrs_env_sysfs_path* sysfs_ GUARDED_BY(server().lock()) = nullptr;
+    rtrs_env_debugfs_path* debugfs_ GUARDED_BY(server().lock()) = nullptr;  // with sysfs_ (nullptr without debugfs)
+    // (counted_up_ is not GUARDED_BY: the analysis found it written by
+    // info_work() and read and written by leave() without the server lock.)
     bool counted_up_ = false;  // told the ULP it is up (Session::link_up)
 };
 
 }  // namespace core
+
+// After Path: their members' lock annotations name its locks, so they need
+// it complete (each includes this header first).
+#include "core/connection.h"
+#include "core/request.h"

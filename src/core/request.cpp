@@ -26,7 +26,7 @@ void Request::init(Path& path, rt::u32 id) {
 namespace {
 
 // Work requests a request's pending action needs.
-rt::u32 wrs_needed(const Request& r, bool always_inval) {
+rt::u32 wrs_needed(const Request& r, bool always_inval) REQUIRES(r.path().io_lock()) {
     if (r.pending == Pending::Invalidate) return 1;
     rt::u32 n = 1;  // the immediate
     const bool read = r.type == wire::MsgType::Read && r.has_desc;

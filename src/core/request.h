@@ -12,6 +12,8 @@
 // rnbd-server's trace event reads the direction at offset 12.
 #pragma once
 
+#include "core/lock.h"
+#include "core/path.h"
 #include "core/rtrs_core.h"
 #include "core/wire.h"
 #include "rt/list.h"
@@ -64,21 +66,21 @@ public:
     rt::u32 id() const { return msg_id; }
 
     // Under the path's io lock.
-    ReqState state = ReqState::Free;
-    Pending pending = Pending::None;
-    int answer = 0;               // the status to send (Queued)
-    rt::u32 hdr_off = 0;          // the RTRS header's offset in the chunk
+    ReqState state GUARDED_BY(path_->io_lock()) = ReqState::Free;
+    Pending pending GUARDED_BY(path_->io_lock()) = Pending::None;
+    int answer GUARDED_BY(path_->io_lock()) = 0;      // the status to send (Queued)
+    rt::u32 hdr_off GUARDED_BY(path_->io_lock()) = 0; // the RTRS header's offset in the chunk
     // From the request header (dispatch()):
-    wire::MsgType type = wire::MsgType::Write;
-    rt::u32 data_len = 0;
-    rt::u32 usr_len = 0;
-    bool need_inval = false;
-    bool has_desc = false;
-    wire::SgDescFields desc;
+    wire::MsgType type GUARDED_BY(path_->io_lock()) = wire::MsgType::Write;
+    rt::u32 data_len GUARDED_BY(path_->io_lock()) = 0;
+    rt::u32 usr_len GUARDED_BY(path_->io_lock()) = 0;
+    bool need_inval GUARDED_BY(path_->io_lock()) = false;
+    bool has_desc GUARDED_BY(path_->io_lock()) = false;
+    wire::SgDescFields desc GUARDED_BY(path_->io_lock());
     // For the latency histograms (rtrs_env_now_ns()): when it arrived, and
     // when the ULP answered.
-    rt::u64 arrived_ns = 0;
-    rt::u64 answered_ns = 0;
+    rt::u64 arrived_ns GUARDED_BY(path_->io_lock()) = 0;
+    rt::u64 answered_ns GUARDED_BY(path_->io_lock()) = 0;
 
     rtrs_core_cqe inv_cqe{};
 

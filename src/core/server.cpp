@@ -23,7 +23,7 @@ rt::Result<Server*> Server::open(rtrs_env_ulp* ulp, rt::u16 port) {
     Module* m = module();
     if (!m) return rt::err(rt::errc::nxio);
     auto s = RT_TRY(rt::make_own<Server>(rt::Gfp::kernel, ulp, port));
-    s->lock_ = rtrs_env_lock_new(RTRS_ENV_LOCK_SERVER);
+    s->lock_.init(RTRS_ENV_LOCK_SERVER);
     s->all_gone_ = rtrs_env_waiter_new();
     if (!s->lock_ || !s->all_gone_) return rt::err(rt::errc::nomem);
     int err = rtrs_env_listen(s.get(), port, &s->listener_);
@@ -36,7 +36,7 @@ rt::Result<Server*> Server::open(rtrs_env_ulp* ulp, rt::u16 port) {
 Server::~Server() {
     if (!sessions_.empty()) rtrs_env_warn("rtrs core: server freed with sessions");
     if (all_gone_) rtrs_env_waiter_free(all_gone_);
-    if (lock_) rtrs_env_lock_free(lock_);
+    if (lock_) rtrs_env_lock_free(lock_.raw());
 }
 
 rtrs_env_ulp* Server::close() {

@@ -4,56 +4,61 @@
 #pragma once
 
 #include "core/env.h"
-#include "core/session.h"
+#include "core/lock.h"
+#include "core/wire.h"
 #include "rt/list.h"
 #include "rt/result.h"
 #include "rt/types.h"
 
 namespace core {
 
+class Session;
+
 class Server : public rt::ListLink<> {
 public:
     static rt::Result<Server*> open(rtrs_env_ulp* ulp, rt::u16 port);
     // Stops listening, closes every path and returns once all are gone;
     // then the server is freed. Returns the ULP handle it had.
-    rtrs_env_ulp* close();
+    rtrs_env_ulp* close() EXCLUDES(lock_);
 
     // A connection request (rtrs_core_on_connect_request()).
     int on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_num,
                            const rtrs_core_addr& client, const rtrs_core_addr& server,
-                           rt::Bytes priv);
+                           rt::Bytes priv) EXCLUDES(lock_);
 
-    rtrs_env_lock* lock() const { return lock_; }
+    Lock& lock() RETURN_CAPABILITY(lock_) { return lock_; }
     rtrs_env_ulp* ulp() const { return ulp_; }
     rt::u16 port() const { return port_; }
 
     // Under lock(): a session whose last path is gone.
-    void free_session_locked(Session& s);
+    void free_session_locked(Session& s) REQUIRES(lock_);
 
     ~Server();
     Server(rtrs_env_ulp* ulp, rt::u16 port) : ulp_(ulp), port_(port) {}
 
 private:
-    Session* find_session_locked(const wire::Uuid& paths_uuid);
+    Session* find_session_locked(const wire::Uuid& paths_uuid) REQUIRES(lock_);
     // peer: "<client>@<server>", the path name the request would have (for
     // the conn_refused trace event).
     int join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev,
                     unsigned int port_num, const rtrs_core_addr& client,
                     const rtrs_core_addr& server, const wire::ConnReqFields& req,
-                    const char* peer);
+                    const char* peer) REQUIRES(lock_);
     int drop_fresh(Session& sess, bool fresh, rtrs_env_cm* cm, const char* peer, int err,
-                   const char* why, const char* detail = nullptr);
+                   const char* why, const char* detail = nullptr) REQUIRES(lock_);
     int refuse(rtrs_env_cm* cm, const char* peer, int err, const char* why,
                const char* detail = nullptr);
     int accept(rtrs_env_cm* cm, Session& s);
 
     rtrs_env_ulp* ulp_;
     rt::u16 port_;
-    rtrs_env_lock* lock_ = nullptr;  // SERVER
+    Lock lock_;  // SERVER
     rtrs_env_listener* listener_ = nullptr;
     // Under lock_:
-    rt::List<Session> sessions_;
-    bool closing_ = false;
+    rt::List<Session> sessions_ GUARDED_BY(lock_);
+    bool closing_ GUARDED_BY(lock_) = false;
+    // (Made by open(), read by close() without the lock: the pointer does
+    // not change; done() on it is called under lock_.)
     rtrs_env_waiter* all_gone_ = nullptr;
 };
 

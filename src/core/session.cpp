@@ -22,7 +22,7 @@ rt::Result<rt::Own<Session>> Session::create(Server& srv, const wire::Uuid& path
     auto s = RT_TRY(rt::make_own<Session>(rt::Gfp::kernel, srv, paths_uuid));
     s->queue_depth_ = cfg.queue_depth;
     s->chunk_size_ = cfg.chunk_size;
-    s->ev_lock_ = rtrs_env_lock_new(RTRS_ENV_LOCK_SESSION_EV);
+    s->ev_lock_.init(RTRS_ENV_LOCK_SESSION_EV);
     if (!s->ev_lock_) return rt::err(rt::errc::nomem);
 
     const rt::u64 bytes = cfg.session_bytes();
@@ -63,7 +63,7 @@ Session::~Session() {
     if (charged_) module()->release_chunk_mem(charged_);
     if (named()) module()->release_name(*this);
     if (sysfs) rtrs_env_warn("rtrs core: session freed while in sysfs");
-    if (ev_lock_) rtrs_env_lock_free(ev_lock_);
+    if (ev_lock_) rtrs_env_lock_free(ev_lock_.raw());
 }
 
 bool Session::has_name(rt::Bytes name) const {

@@ -6,6 +6,8 @@
 #pragma once
 
 #include "core/env.h"
+#include "core/lock.h"
+#include "core/server.h"
 #include "core/wire.h"
 #include "rt/alloc.h"
 #include "rt/array.h"
@@ -16,7 +18,6 @@
 namespace core {
 
 class Path;
-class Server;
 struct SessionPathsTag;
 struct NamedTag;
 
@@ -40,7 +41,8 @@ public:
     const char* name() const { return name_; }
     bool named() const { return name_[0] != '\0'; }
     bool has_name(rt::Bytes name) const;
-    void set_name_locked(rt::Bytes name);
+    // Under the server lock and the module lock (Module::claim_name).
+    void set_name_locked(rt::Bytes name) REQUIRES(server().lock());
 
     // The ULP's.
     void* priv() const { return __atomic_load_n(&priv_, __ATOMIC_ACQUIRE); }
@@ -48,16 +50,16 @@ public:
 
     // Link events to the ULP: the first path up says CONNECTED, the last
     // one down DISCONNECTED. 0, or the ULP's refusal.
-    int link_up();
+    int link_up() EXCLUDES(ev_lock_);
     // why: the closing path's reason (CloseReason) for the trace event.
-    void link_down(int reason, const char* why);
+    void link_down(int reason, const char* why) EXCLUDES(ev_lock_);
 
     // Under the server lock:
-    rt::List<Path, SessionPathsTag> paths;
-    rt::u32 paths_num = 0;
-    rtrs_env_sysfs_sess* sysfs = nullptr;
-    rt::u32 visible = 0;  // paths with files in sysfs
-    rtrs_env_debugfs_sess* debugfs = nullptr;  // while visible (nullptr without debugfs)
+    rt::List<Path, SessionPathsTag> paths GUARDED_BY(server().lock());
+    rt::u32 paths_num GUARDED_BY(server().lock()) = 0;
+    rtrs_env_sysfs_sess* sysfs GUARDED_BY(server().lock()) = nullptr;
+    rt::u32 visible GUARDED_BY(server().lock()) = 0;  // paths with files in sysfs
+    rtrs_env_debugfs_sess* debugfs GUARDED_BY(server().lock()) = nullptr;  // while visible (nullptr without debugfs)
 
 private:
     Server* srv_;
@@ -68,8 +70,8 @@ private:
     rt::u64 charged_ = 0;
     char name_[wire::kNameMax + 1] = {};
     void* priv_ = nullptr;
-    rtrs_env_lock* ev_lock_ = nullptr;  // SESSION_EV: paths_up_
-    rt::u32 paths_up_ = 0;
+    Lock ev_lock_;  // SESSION_EV: paths_up_
+    rt::u32 paths_up_ GUARDED_BY(ev_lock_) = 0;
 };
 
 }  // namespace core
