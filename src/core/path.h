@@ -3,8 +3,9 @@
 // connection request to the end of its teardown. Its life:
 //
 //   Connecting: connections arrive; the client's info request has not.
-//     A path that stays here STALL_MS after its last connection event
-//     is closed (a client that went silent half-way).
+//     A path still here kStallMs after its first connection is closed (a
+//     client that went silent half-way, or one that trickles connections
+//     to hold the path: the deadline does not move).
 //   Joining: the info request came; the info work checks it, posts the
 //     receives, adds the path to sysfs, tells the ULP, sends the answer.
 //   Up: I/O flows; heartbeats every 5 s.
@@ -38,6 +39,7 @@
 #include "core/device.h"
 #include "core/env.h"
 #include "core/histogram.h"
+#include "core/log.h"
 #include "core/request.h"
 #include "core/wire.h"
 #include "rt/array.h"
@@ -103,9 +105,9 @@ struct Stats {
 
 class Path : public rt::ListLink<SessionPathsTag>, public rt::ListLink<DevicePathsTag> {
 public:
-    // Stalled handshakes are closed after this long without a connection
-    // event (a new connection, an established one, the info request):
-    // well within the 30 s after which upstream lets a reconnect replace it.
+    // A handshake's deadline, from the path's first connection request:
+    // well within the 30 s after which upstream lets a reconnect replace a
+    // stalled path (a live client makes its connections in milliseconds).
     static constexpr rt::u32 kStallMs = 25000;
     // How long the teardown waits for the client to answer its disconnect
     // (a live client does in milliseconds; a dead one never does).
@@ -120,8 +122,15 @@ public:
     rt::Result<void> setup(rt::RefPtr<Device> dev, const rtrs_core_addr& client,
                            const rtrs_core_addr& server, unsigned int port_num,
                            const char** why);
-    // Frees what setup() made, for a path that never got a connection.
-    void undo_setup();
+    // Frees what setup() made, for a path that never got a connection;
+    // returns its device reference, for the caller to drop once it holds
+    // no lock (the last one may wake a device's removal).
+    [[nodiscard]] rt::RefPtr<Device> undo_setup();
+    // A new path whose first connection failed: true when nothing asked
+    // for its close yet, and nothing can now (the caller frees it at once
+    // with undo_setup()); false when its teardown was asked for (a device
+    // removal found it), which then frees it.
+    bool abandon();
 
     Session& sess() const { return *sess_; }
     Server& server() const;
@@ -199,12 +208,12 @@ private:
     void leave();
     bool disconnects_waited();
     void destroy();
-    void free_resources();
+    [[nodiscard]] rt::RefPtr<Device> free_resources();
     // path_timer.cpp
     void timer_work();
-    void touch() { __atomic_store_n(&last_event_ms_, rtrs_env_now_ms(), __ATOMIC_RELAXED); }
     // request.cpp (io lock held)
     Request* arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns);
+    void release_locked(Request& r);
     void invalidate_locked(Request& r);
     void respond_locked(Request& r);
     bool post_invalidate_locked(Request& r);
@@ -257,8 +266,10 @@ private:
     rtrs_core_cqe info_cqe_{};
     rtrs_env_buf info_rsp_{};
 
-    rt::u64 last_event_ms_ = 0;  // atomic
+    rt::u64 first_conn_ms_ = 0;  // set by setup(), before the timer runs
+    rt::u64 charged_ = 0;        // to the module's memory budget (setup())
     Stats stats_;                // atomic counters
+    LogGate log_gate_;           // the lines a client can make us log
     Histogram lat_ulp_;          // atomic too
     Histogram lat_net_;
 

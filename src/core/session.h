@@ -42,6 +42,15 @@ public:
     bool has_name(rt::Bytes name) const;
     void set_name_locked(rt::Bytes name);
 
+    // Any context: how many of its paths are in sysfs (joined, and not yet
+    // leaving): a path counts from before the ULP hears CONNECTED.
+    rt::u32 paths_visible() const { return __atomic_load_n(&visible, __ATOMIC_RELAXED); }
+
+    // Any context: a request takes its chunk (false: one of another path
+    // holds it), and gives it back when done.
+    bool claim_chunk(rt::u32 id) { return __atomic_exchange_n(&busy_[id], 1, __ATOMIC_ACQUIRE) == 0; }
+    void release_chunk(rt::u32 id) { __atomic_store_n(&busy_[id], 0, __ATOMIC_RELEASE); }
+
     // The ULP's.
     void* priv() const { return __atomic_load_n(&priv_, __ATOMIC_ACQUIRE); }
     void set_priv(void* p) { __atomic_store_n(&priv_, p, __ATOMIC_RELEASE); }
@@ -56,7 +65,7 @@ public:
     rt::List<Path, SessionPathsTag> paths;
     rt::u32 paths_num = 0;
     rtrs_env_sysfs_sess* sysfs = nullptr;
-    rt::u32 visible = 0;  // paths with files in sysfs
+    rt::u32 visible = 0;  // paths with files in sysfs (changed atomically: paths_visible())
     rtrs_env_debugfs_sess* debugfs = nullptr;  // while visible (nullptr without debugfs)
 
 private:
@@ -65,6 +74,7 @@ private:
     rt::u32 queue_depth_ = 0;
     rt::u32 chunk_size_ = 0;
     rt::Array<void*> chunks_;
+    rt::Array<rt::u8> busy_;  // per chunk: a request of some path on it (atomic)
     rt::u64 charged_ = 0;
     char name_[wire::kNameMax + 1] = {};
     void* priv_ = nullptr;
