@@ -2,6 +2,7 @@
 // Connections: queue sizes, and the send queue's accounting.
 #include "core/connection.h"
 
+#include "core/module.h"
 #include "core/path.h"
 #include "rt/errno.h"
 
@@ -14,6 +15,8 @@ constexpr rt::u32 kMaxChainWrs = 4;
 // The smallest send queue that still works (one response, or one batch of
 // registrations, at a time).
 constexpr rt::u32 kMinSendWr = RTRS_ENV_MAX_CHAIN + 1;
+// The drain's own work request on each queue (ib_drain_qp).
+constexpr rt::u32 kDrainWrs = 1;
 }  // namespace
 
 rt::Result<rtrs_env_con_sizes> Connection::sizes(rt::u16 cid, const rtrs_env_dev_attrs& dev,
@@ -32,14 +35,19 @@ rt::Result<rtrs_env_con_sizes> Connection::sizes(rt::u16 cid, const rtrs_env_dev
         recv = rt::u64{queue_depth} + 1;
         send = rt::u64{queue_depth} * ((always_invalidate ? 1 : 0) + kMaxChainWrs) + 1;
     }
+    // ib_drain_qp() posts one work request of its own on each queue, and
+    // each completes in the CQ: the queues are made one larger than what
+    // we post, and the device must hold that.
+    recv += kDrainWrs;
     if (recv > dev.max_qp_wr) {
         *why = "the device has fewer receive work requests per queue than sess_queue_depth needs";
         return rt::err(rt::errc::nospc);
     }
+    send += kDrainWrs;
     // More than the device holds is not needed: what does not fit waits.
     if (send > dev.max_qp_wr) send = dev.max_qp_wr;
     if (send + recv > dev.max_cqe) send = dev.max_cqe > recv ? dev.max_cqe - recv : 0;
-    if (send < kMinSendWr) {
+    if (send < kMinSendWr + kDrainWrs) {
         *why = "the device's queues are too small for a connection";
         return rt::err(rt::errc::nospc);
     }
@@ -50,10 +58,20 @@ rt::Result<rtrs_env_con_sizes> Connection::sizes(rt::u16 cid, const rtrs_env_dev
     return s;
 }
 
+rt::u64 Connection::cost(const rtrs_env_con_sizes& sizes) {
+    // A send queue entry with its scatter list, a receive entry, a CQ
+    // entry (soft-RoCE: about 200, 100 and 80 bytes), and ours per send.
+    constexpr rt::u64 kSendEntry = 256, kRecvEntry = 128, kCqEntry = 128;
+    return rt::u64{sizes.max_send_wr} * (kSendEntry + sizeof(End)) +
+           rt::u64{sizes.max_recv_wr} * kRecvEntry + rt::u64{sizes.cq_size} * kCqEntry +
+           sizeof(Connection);
+}
+
 rt::Result<void> Connection::create(rtrs_env_cm* cm, const rtrs_env_con_sizes& sizes,
                                     rt::u32 signal_interval) {
-    ends_ = RT_TRY(rt::Array<End>::make(rt::Gfp::kernel, sizes.max_send_wr));
-    sq_size_ = sizes.max_send_wr;
+    // What we may post: all but the drain's work request.
+    sq_size_ = sizes.max_send_wr - kDrainWrs;
+    ends_ = RT_TRY(rt::Array<End>::make(rt::Gfp::kernel, sq_size_));
     interval_ = signal_interval;  // 0 acts as 1: every post signaled
     // Less than half the queue: see the header. The queue holds at least
     // kMinSendWr, so a chain of kMaxChainWrs still fits beside the tail.
@@ -69,6 +87,7 @@ rt::Result<void> Connection::create(rtrs_env_cm* cm, const rtrs_env_con_sizes& s
 
 Connection::~Connection() {
     if (!pending.empty()) rtrs_env_warn("rtrs core: connection freed with requests waiting");
+    if (charged) module()->release_chunk_mem(charged);
     if (info_buf.cpu) rtrs_env_buf_free(path_->dev().env(), &info_buf);
 }
 

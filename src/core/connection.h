@@ -39,6 +39,9 @@ public:
     static rt::Result<rtrs_env_con_sizes> sizes(rt::u16 cid, const rtrs_env_dev_attrs& dev,
                                                 rt::u32 queue_depth, rt::u32 mrs_num,
                                                 bool always_invalidate, const char** why);
+    // What a connection of these sizes makes the kernel allocate, about:
+    // the budget's estimate (soft-RoCE's queue entries, the largest seen).
+    static rt::u64 cost(const rtrs_env_con_sizes& sizes);
     // The QP and CQ on the cm_id of its connection request; one response
     // post in signal_interval is signaled.
     rt::Result<void> create(rtrs_env_cm* cm, const rtrs_env_con_sizes& sizes,
@@ -73,6 +76,9 @@ public:
     // which the CM tells its cm_id nothing more.
     bool established GUARDED_BY(path_->server().lock()) = false;
     bool cm_ended GUARDED_BY(path_->server().lock()) = false;
+
+    // Charged to the module's memory budget (given back when freed).
+    rt::u64 charged = 0;
 
 private:
     Path* path_;

@@ -54,10 +54,11 @@ extern "C" void rtrs_core_set_sess_priv(rtrs_srv_sess* sess, void* priv) {
     to_session(sess)->set_priv(priv);
 }
 
-// As upstream: the name once a path is up (else -ENOTCONN), cut to fit.
+// As upstream: the session's name while one of its paths is up (from its
+// CONNECTED event on, until the last one leaves), else -ENOTCONN; cut to fit.
 extern "C" int rtrs_core_get_path_name(rtrs_srv_sess* sess, char* buf, rt::usize len) {
     Session* s = to_session(sess);
-    if (!s->named()) return -rt::errc::notconn;
+    if (s->paths_visible() == 0) return -rt::errc::notconn;
     rt::StrBuf(buf, len).put(s->name());
     return 0;
 }

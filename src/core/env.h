@@ -185,7 +185,13 @@ int rtrs_env_cm_accept(struct rtrs_env_cm *cm, const void *priv, unsigned int le
 /* The CM destroys the id when the handler returns non-zero: no more calls. */
 void rtrs_env_cm_reject(struct rtrs_env_cm *cm, const void *priv, unsigned int len);
 
-/* Queue sizes of a connection's QP and CQ, computed by the core. */
+/*
+ * Queue sizes of a connection's QP and CQ, computed by the core: the glue
+ * creates exactly these (each within the device's limits). They include
+ * the one work request ib_drain_qp() posts on each queue, and its CQ
+ * entries: the core posts at most max_send_wr - 1 sends and
+ * max_recv_wr - 1 receives at a time.
+ */
 struct rtrs_env_con_sizes {
 	__UINT32_TYPE__ max_send_wr;
 	__UINT32_TYPE__ max_recv_wr;

@@ -90,19 +90,23 @@ rt::Result<rt::RefPtr<Device>> Module::device_for(void* ib_dev) {
 }
 
 void Module::remove_device(void* ib_dev) {
-    rtrs_env_waiter* w;
-    {
-        Guard g(lock_);
-        Device* dev = nullptr;
-        for (Device& d : devices_)
-            if (d.ib_dev() == ib_dev && !d.removing) dev = &d;
-        if (!dev) return;  // nothing of ours on it
-        dev->removing = true;
-        w = dev->removal;
-        Log(kInfo).put(dev->attrs().name).put(": the device goes away; closing its paths");
-        for (Path& p : dev->paths) p.request_close(CloseReason::DeviceRemoval);
-    }
-    // Its last path's teardown releases it, and the release wakes us.
+    if (rtrs_env_waiter* w = begin_device_removal(ib_dev)) await_device_removal(w);
+}
+
+rtrs_env_waiter* Module::begin_device_removal(void* ib_dev) {
+    Guard g(lock_);
+    Device* dev = nullptr;
+    for (Device& d : devices_)
+        if (d.ib_dev() == ib_dev && !d.removing) dev = &d;
+    if (!dev) return nullptr;  // nothing of ours on it
+    dev->removing = true;
+    Log(kInfo).put(dev->attrs().name).put(": the device goes away; closing its paths");
+    for (Path& p : dev->paths) p.request_close(CloseReason::DeviceRemoval);
+    return dev->removal;
+}
+
+// Its last path's teardown releases it, and the release wakes us.
+void Module::await_device_removal(rtrs_env_waiter* w) {
     rtrs_env_waiter_wait(w);
     rtrs_env_waiter_free(w);
 }
@@ -113,6 +117,25 @@ rt::Result<void> Module::reserve_chunk_mem(rt::u64 bytes) {
     Guard g(lock_);
     if (chunk_mem_used_ + bytes > cfg_.chunk_mem_limit) return rt::err(rt::errc::nomem);
     chunk_mem_used_ += bytes;
+    return {};
+}
+
+rt::Result<void> Module::charge(rt::u64 bytes, const char* what) {
+    if (!reserve_chunk_mem(bytes).ok()) {
+        Log(kErr, true).put(what).put(" needs ").dec((bytes + 1023) >> 10).put(" KiB; ")
+            .dec(chunk_mem_used() >> 20).put(" of the ").dec(cfg_.chunk_mem_limit >> 20)
+            .put(" MiB the memory budget allows (max_chunk_mem_mb) are taken");
+        return rt::err(rt::errc::nomem);
+    }
+    const rt::u64 avail = rtrs_env_available_ram();
+    const rt::u64 keep = chunk_mem_headroom(rtrs_env_total_ram());
+    if (avail < bytes + keep) {
+        release_chunk_mem(bytes);
+        Log(kErr, true).put(what).put(" needs ").dec((bytes + 1023) >> 10)
+            .put(" KiB; the machine has ").dec(avail >> 20).put(" MiB available and keeps ")
+            .dec(keep >> 20).put(" MiB (an eighth of its memory) free");
+        return rt::err(rt::errc::nomem);
+    }
     return {};
 }
 

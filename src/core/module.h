@@ -34,6 +34,11 @@ public:
     rt::Result<void> reserve_chunk_mem(rt::u64 bytes);
     void release_chunk_mem(rt::u64 bytes);
     rt::u64 chunk_mem_used() EXCLUDES(lock_);
+    // What else a client makes us allocate (a path's registrations and
+    // arrays, a connection's queues), charged to the same budget, with
+    // the same headroom a session's chunks must leave: ENOMEM, logged
+    // with what it was for, past either. Given back with release_chunk_mem().
+    rt::Result<void> charge(rt::u64 bytes, const char* what) EXCLUDES(lock_);
 
     // Gives s the name unless another session (of any server: they share
     // the class folder) has it; false when taken. Under s's server lock.
@@ -45,6 +50,11 @@ public:
     void remove_server(Server& s);
     // Closes every path on ib_dev and waits until the device is released.
     void remove_device(void* ib_dev);
+    // The two halves of it: the device marked as going away and its paths
+    // asked to close (nullptr when nothing of ours uses ib_dev); then the
+    // wait for its release (which frees the waiter).
+    rtrs_env_waiter* begin_device_removal(void* ib_dev);
+    void await_device_removal(rtrs_env_waiter* w);
 
 private:
     friend rt::Result<void> init_module(const Config&);

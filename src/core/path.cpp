@@ -80,8 +80,16 @@ rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& clien
         rt::u32 per = a.max_fast_reg_page_list_len ? a.max_fast_reg_page_list_len : 1;
         chunks_per_mr_ = per < queue_depth_ ? per : queue_depth_;
     }
-    mrs_ = RT_TRY(rt::Array<Mr>::make(rt::Gfp::kernel,
-                                      (queue_depth_ + chunks_per_mr_ - 1) / chunks_per_mr_));
+    const rt::u32 mrs = (queue_depth_ + chunks_per_mr_ - 1) / chunks_per_mr_;
+    // Ours per chunk, and per registration the kernel's (a region with its
+    // page list: about a kilobyte on soft-RoCE) and the new-key message.
+    const rt::u64 cost = rt::u64{queue_depth_} * (sizeof(Request) + sizeof(rt::u64)) +
+                         rt::u64{mrs} * (sizeof(Mr) + 1024 + (always_inval_ ? 256 : 0)) +
+                         wire::info_rsp_size(mrs) + sizeof(Path);
+    *why = "the memory budget is spent";
+    RT_TRY(module()->charge(cost, "a path"));
+    charged_ = cost;
+    mrs_ = RT_TRY(rt::Array<Mr>::make(rt::Gfp::kernel, mrs));
 
     *why = "cannot map the session's chunks for the device";
     for (rt::u32 i = 0; i < queue_depth_; ++i) {
@@ -109,25 +117,40 @@ rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& clien
                            RTRS_ENV_DMA_TO_DEVICE, &info_rsp_))
         return rt::err(rt::errc::nomem);
 
-    Guard g(module()->lock());
-    dev_->paths.push_back(*this);
-    touch();
+    // On the device's list, where a removal finds it: unless the removal
+    // began after we took the device, and would not see us.
+    {
+        Guard g(module()->lock());
+        if (dev_->removing) {
+            *why = "the device is going away";
+            return rt::err(rt::errc::busy);
+        }
+        dev_->paths.push_back(*this);
+    }
+    first_conn_ms_ = rtrs_env_now_ms();
     rtrs_env_work_queue(timer_work_, kStallMs);
     return {};
 }
 
+bool Path::abandon() {
+    Guard io(io_lock_);
+    if (state_ != PathState::Connecting) return false;
+    state_ = PathState::Destroying;
+    return true;
+}
+
 // Whatever setup() got, in reverse. A path without connections has had
 // no events: its work items are idle but for the timer.
-void Path::undo_setup() { free_resources(); }
+rt::RefPtr<Device> Path::undo_setup() { return free_resources(); }
 
 // The connections' QPs are destroyed by now (or never were).
-void Path::free_resources() {
+rt::RefPtr<Device> Path::free_resources() {
     if (timer_work_) rtrs_env_work_cancel_sync(timer_work_);
     for (rt::usize i = 0; i < cons_.size(); ++i) {
         rt::destroy(cons_[i]);  // frees its buffers: before the device goes
         cons_[i] = nullptr;
     }
-    if (!dev_) return;
+    if (!dev_) return {};
     {
         Guard g(module()->lock());
         if (static_cast<rt::ListLink<DevicePathsTag>&>(*this).linked()) dev_->paths.remove(*this);
@@ -142,11 +165,14 @@ void Path::free_resources() {
         if (dma) rtrs_env_dma_unmap_chunk(dev_->env(), dma, chunk_size_);
         dma = 0;
     }
-    dev_.reset();
+    if (charged_) module()->release_chunk_mem(charged_);
+    charged_ = 0;
+    return rt::move(dev_);
 }
 
 Path::~Path() {
-    free_resources();
+    // (Only a path whose setup failed still has its device here.)
+    free_resources().reset();
     if (close_work_) rtrs_env_work_free(close_work_);
     if (info_work_) rtrs_env_work_free(info_work_);
     if (timer_work_) rtrs_env_work_free(timer_work_);
@@ -161,9 +187,18 @@ PathState Path::state_locked_read() {
 rt::Result<Connection*> Path::add_connection(rt::u16 cid, rtrs_env_cm* cm, const char** why) {
     auto sizes = Connection::sizes(cid, dev_->attrs(), queue_depth_, mrs_num_, always_inval_, why);
     if (!sizes.ok()) return rt::err(sizes.error());
+    const rt::u64 cost = Connection::cost(sizes.value());
+    if (!module()->charge(cost, "a connection").ok()) {
+        *why = "the memory budget is spent";
+        return rt::err(rt::errc::nomem);
+    }
     *why = "cannot set up the connection";
     Connection* c = new (rt::Gfp::kernel) Connection(*this, cid);
-    if (!c) return rt::err(rt::errc::nomem);
+    if (!c) {
+        module()->release_chunk_mem(cost);
+        return rt::err(rt::errc::nomem);
+    }
+    c->charged = cost;
     if (cid == 0 && rtrs_env_buf_alloc(dev_->env(), sizeof(wire::InfoReq),
                                        RTRS_ENV_DMA_FROM_DEVICE, &c->info_buf)) {
         rt::destroy(c);
@@ -176,7 +211,6 @@ rt::Result<Connection*> Path::add_connection(rt::u16 cid, rtrs_env_cm* cm, const
     }
     // From here on the connection owns the cm_id: it is the path's to end.
     cons_[cid] = c;
-    touch();
     if (cid == 0) {
         int err = rtrs_env_post_recv(c->env(), &c->info_buf, &c->recv_cqe, 1);
         if (err) {
@@ -199,11 +233,10 @@ void Path::on_cm_event(Connection& c, rtrs_core_cm_event ev, int status) {
     case RTRS_CORE_CM_ESTABLISHED: {
         Guard g(server().lock());
         c.established = true;
-        touch();
         return;
     }
     case RTRS_CORE_CM_ERROR:
-        Log(kErr, true).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
+        Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
             .put(": connection error ").dec(status);
         on_cm_end(c, CloseReason::ClientDisconnect);
         return;
@@ -247,7 +280,7 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
         } else if (wc.opcode == RTRS_CORE_WC_RECV_IMM) {
             on_imm(c, wc.imm);
         } else {
-            Log(kErr, true).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
+            Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
                 .put(": unexpected receive opcode ").dec(static_cast<rt::u64>(wc.opcode));
             request_close(CloseReason::Protocol);
         }
@@ -272,7 +305,7 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
     }
     // A failed work request. Flushes are the normal end of a QP, not news.
     if (!wc.flushed)
-        Log(kErr, true).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
+        Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
             .put(cqe.kind == kCqeRecv ? ": receive failed: " : ": send failed: ").put(wc.status);
     request_close(CloseReason::Transport);
 }

@@ -3,8 +3,9 @@
 // connection request to the end of its teardown. Its life:
 //
 //   Connecting: connections arrive; the client's info request has not.
-//     A path that stays here STALL_MS after its last connection event
-//     is closed (a client that went silent half-way).
+//     A path still here kStallMs after its first connection is closed (a
+//     client that went silent half-way, or one that trickles connections
+//     to hold the path: the deadline does not move).
 //   Joining: the info request came; the info work checks it, posts the
 //     receives, adds the path to sysfs, tells the ULP, sends the answer.
 //   Up: I/O flows; heartbeats every 5 s.
@@ -40,6 +41,7 @@
 #include "core/lock.h"
 #include "core/server.h"
 #include "core/session.h"
+#include "core/log.h"
 #include "core/wire.h"
 #include "rt/array.h"
 #include "rt/list.h"
@@ -104,9 +106,9 @@ struct Stats {
 
 class Path : public rt::ListLink<SessionPathsTag>, public rt::ListLink<DevicePathsTag> {
 public:
-    // Stalled handshakes are closed after this long without a connection
-    // event (a new connection, an established one, the info request):
-    // well within the 30 s after which upstream lets a reconnect replace it.
+    // A handshake's deadline, from the path's first connection request:
+    // well within the 30 s after which upstream lets a reconnect replace a
+    // stalled path (a live client makes its connections in milliseconds).
     static constexpr rt::u32 kStallMs = 25000;
     // How long the teardown waits for the client to answer its disconnect
     // (a live client does in milliseconds; a dead one never does).
@@ -121,8 +123,15 @@ public:
     rt::Result<void> setup(rt::RefPtr<Device> dev, const rtrs_core_addr& client,
                            const rtrs_core_addr& server, unsigned int port_num,
                            const char** why) REQUIRES(this->server().lock());
-    // Frees what setup() made, for a path that never got a connection.
-    void undo_setup();
+    // Frees what setup() made, for a path that never got a connection;
+    // returns its device reference, for the caller to drop once it holds
+    // no lock (the last one may wake a device's removal).
+    [[nodiscard]] rt::RefPtr<Device> undo_setup();
+    // A new path whose first connection failed: true when nothing asked
+    // for its close yet, and nothing can now (the caller frees it at once
+    // with undo_setup()); false when its teardown was asked for (a device
+    // removal found it), which then frees it.
+    bool abandon();
 
     Session& sess() const { return *sess_; }
     Server& server() const;
@@ -177,10 +186,8 @@ public:
     rt::u64 chunk_dma(rt::u32 id) const { return chunk_dma_[id]; }
     Mr& mr_of_chunk(rt::u32 id) const { return mrs_[id / chunks_per_mr_]; }
 
-    // Requests (request.cpp), io lock held unless said otherwise.
-    // (on_imm() and on_inv_done() take it themselves.)
+    // Requests (request.cpp): completion context; each takes the io lock.
     void on_imm(Connection& c, rt::u32 imm) EXCLUDES(io_lock_);
-    void on_io_request(Connection& c, rt::u32 payload);
     void on_inv_done(Connection& c, Request& r, const rtrs_core_wc& wc) EXCLUDES(io_lock_);
     // No lock: reads the request from its chunk and hands it to the ULP.
     // Not analysed: it fills in the request's header fields (request.h:
@@ -206,12 +213,12 @@ private:
     void leave();
     bool disconnects_waited();
     void destroy();
-    void free_resources();
+    [[nodiscard]] rt::RefPtr<Device> free_resources();
     // path_timer.cpp
     void timer_work();
-    void touch() { __atomic_store_n(&last_event_ms_, rtrs_env_now_ms(), __ATOMIC_RELAXED); }
     // request.cpp (io lock held)
     Request* arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) REQUIRES(io_lock_);
+    void release_locked(Request& r) REQUIRES(io_lock_);
     void invalidate_locked(Request& r) REQUIRES(io_lock_);
     void respond_locked(Request& r) REQUIRES(io_lock_);
     bool post_invalidate_locked(Request& r) REQUIRES(io_lock_);
@@ -273,8 +280,10 @@ private:
     rtrs_core_cqe info_cqe_{};
     rtrs_env_buf info_rsp_{};
 
-    rt::u64 last_event_ms_ = 0;  // atomic
+    rt::u64 first_conn_ms_ = 0;  // set by setup(), before the timer runs
+    rt::u64 charged_ = 0;        // to the module's memory budget (setup())
     Stats stats_;                // atomic counters
+    LogGate log_gate_;           // the lines a client can make us log
     Histogram lat_ulp_;          // atomic too
     Histogram lat_net_;
 

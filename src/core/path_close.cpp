@@ -91,7 +91,7 @@ void Path::leave() {
             debugfs_ = nullptr;
             rtrs_env_sysfs_path_del(sysfs_);
             sysfs_ = nullptr;
-            if (--sess_->visible == 0) {
+            if (__atomic_sub_fetch(&sess_->visible, 1, __ATOMIC_RELAXED) == 0) {
                 rtrs_env_debugfs_sess_del(sess_->debugfs);
                 sess_->debugfs = nullptr;
                 rtrs_env_sysfs_sess_del(sess_->sysfs);
@@ -145,14 +145,17 @@ void Path::destroy() {
 
     // The mappings of the session's chunks go while the path is still
     // listed (a session without paths frees its chunks).
-    free_resources();
+    free_resources().reset();
     Session* sess = sess_;
+    rtrs_env_waiter* wake = nullptr;
     {
         Guard g(srv.lock());
         sess->paths.remove(*this);
-        if (--sess->paths_num == 0) srv.free_session_locked(*sess);
+        if (--sess->paths_num == 0) wake = srv.free_session_locked(*sess);
     }
     rt::destroy(this);
+    // Last: the closer frees the server as soon as it wakes.
+    if (wake) rtrs_env_waiter_done(wake);
 }
 
 // Io lock held, the queue pairs drained: what waited for room never goes.
@@ -161,7 +164,7 @@ void Path::drop_pending_locked() {
         if (!c) continue;
         while (Request* r = c->pending.pop_front()) {
             r->pending = Pending::None;
-            r->state = ReqState::Free;
+            release_locked(*r);
         }
     }
 }

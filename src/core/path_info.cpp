@@ -20,24 +20,26 @@ void Path::on_info_recv(Connection& c, const rtrs_core_wc& wc) {
         if (state_ == PathState::Up) {
             // Past the handshake only immediates come: a message would eat
             // a receive that is never posted again.
-            Log(kErr, true).who(sess_name(), name_).put(": a message on connection ").dec(rt::u64{c.cid()})
+            Log(kErr, log_gate_).who(sess_name(), name_).put(": a message on connection ").dec(rt::u64{c.cid()})
                 .put(" of a path that is up; closing the path");
             close_locked(CloseReason::Protocol);
             return;
         }
         if (state_ != PathState::Connecting) return;  // joining or closing
         if (c.cid() != 0 || info_received_) {
-            Log(kErr, true).who(sess_name(), name_).put(": a message on connection ").dec(rt::u64{c.cid()})
+            Log(kErr, log_gate_).who(sess_name(), name_).put(": a message on connection ").dec(rt::u64{c.cid()})
                 .put(" that is not the info request; closing the path");
             close_locked(CloseReason::Protocol);
             return;
         }
         info_received_ = true;
         info_len_ = wc.byte_len;
+        // Checking it may sleep (sysfs, the ULP): in process context. Queued
+        // under the lock: a teardown that begins after it (it sets the state
+        // under this lock) cancels it; one that began before left the state
+        // that returned above.
+        rtrs_env_work_queue(info_work_, 0);
     }
-    touch();
-    // Checking it may sleep (sysfs, the ULP): in process context.
-    rtrs_env_work_queue(info_work_, 0);
 }
 
 // Under the server lock: the checks of the info request, and what makes the
@@ -53,18 +55,18 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
                   info_len_ < c0->info_buf.len ? info_len_ : c0->info_buf.len),
         &bad);
     if (!req.ok()) {
-        Log(kErr, true).who(sess_name(), name_).put(": bad info request: ").put(bad);
+        Log(kErr, log_gate_).who(sess_name(), name_).put(": bad info request: ").put(bad);
         return false;
     }
     rt::Bytes name = req.value().name;
     if (!wire::valid_session_name(name)) {
-        Log(kErr, true).who(sess_name(), name_).put(": bad info request: session name contains '/' or '.'");
+        Log(kErr, log_gate_).who(sess_name(), name_).put(": bad info request: session name contains '/' or '.'");
         return false;
     }
     // CVE-2024-50062: the request must not come before every connection.
     for (rt::u16 cid = 0; cid < con_num_; ++cid) {
         if (!cons_[cid]) {
-            Log(kErr, true).who(sess_name(), name_).put(": info request before connection ").dec(rt::u64{cid})
+            Log(kErr, log_gate_).who(sess_name(), name_).put(": info request before connection ").dec(rt::u64{cid})
                 .put(" of ").dec(rt::u64{con_num_}).put(" is up");
             return false;
         }
@@ -72,14 +74,14 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
     if (!sess_->named()) {
         // Names are the class folder's: unique among every server's sessions.
         if (!module()->claim_name(*sess_, name)) {
-            Log l(kErr, true);
+            Log l(kErr, log_gate_);
             l.who(sess_name(), name_).put(": session name '");
             for (rt::u8 ch : name) l.put(static_cast<char>(ch));
             l.put("' is taken by another session");
             return false;
         }
     } else if (!sess_->has_name(name)) {
-        Log(kErr, true).who(sess_name(), name_).put(": the path names another session than the one it joined ('")
+        Log(kErr, log_gate_).who(sess_name(), name_).put(": the path names another session than the one it joined ('")
             .put(sess_->name()).put("')");
         return false;
     }
@@ -116,7 +118,7 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
     // debugfs beside it, where there is one: nothing depends on it.
     if (sess_->visible == 0) sess_->debugfs = rtrs_env_debugfs_sess_add(sess_->name());
     debugfs_ = rtrs_env_debugfs_path_add(sess_->debugfs, name_, this);
-    ++sess_->visible;
+    __atomic_add_fetch(&sess_->visible, 1, __ATOMIC_RELAXED);
     *why = nullptr;
     return true;
 }
@@ -183,7 +185,7 @@ bool Path::post_info_locked() {
 void Path::on_info_wc(Connection& c, const rtrs_core_wc& wc) {
     if (!wc.ok) {
         if (!wc.flushed)
-            Log(kErr, true).who(sess_name(), name_).put(": the info response failed: ").put(wc.status);
+            Log(kErr, log_gate_).who(sess_name(), name_).put(": the info response failed: ").put(wc.status);
         request_close(CloseReason::Transport);
         return;
     }
@@ -194,7 +196,10 @@ void Path::on_info_wc(Connection& c, const rtrs_core_wc& wc) {
     else run_pending(c);
 }
 
-// Process context: the info request checked, the path brought up.
+// Process context: the info request checked, the path brought up. It
+// stays Joining while the ULP is told, so that no I/O reaches the ULP
+// before its CONNECTED returned (on_imm closes a path that sends I/O
+// while Joining: a client sends none before our answer, sent after).
 void Path::info_work() {
     Server& srv = server();
     const char* why = nullptr;
@@ -206,15 +211,11 @@ void Path::info_work() {
             if (state_ != PathState::Connecting || !info_received_) return;  // closing
             state_ = PathState::Joining;
         }
-        touch();
         if (!join_locked(&why, &reason)) {
             g.unlock();
             request_close(reason);
             return;
         }
-        Guard io(io_lock_);
-        if (state_ != PathState::Joining) return;  // closing: the teardown undoes it
-        state_ = PathState::Up;
     }
 
     // The ULP hears of it before the client can use it.
@@ -224,7 +225,7 @@ void Path::info_work() {
         request_close(CloseReason::UlpRefused);
         return;
     }
-    counted_up_ = true;
+    counted_up_ = true;  // from here on the teardown tells the ULP it is down
     if (!encode_info_response()) {
         Log(kErr).who(sess_name(), name_).put(": cannot build the info response");
         request_close(CloseReason::SetupFailed);
@@ -232,7 +233,8 @@ void Path::info_work() {
     }
     {
         Guard io(io_lock_);
-        if (state_ != PathState::Up) return;
+        if (state_ != PathState::Joining) return;  // closing: the teardown undoes it
+        state_ = PathState::Up;
         if (!post_info_locked()) {
             close_locked(CloseReason::Transport);
             return;

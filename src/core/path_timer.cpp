@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// The path's timer: while connecting, the handshake's deadline; once up,
-// heartbeats every 5 s.
+// The path's timer: while connecting, the handshake's deadline (from the
+// first connection); once up, heartbeats every 5 s.
 #include "core/lock.h"
 #include "core/log.h"
 #include "core/path.h"
@@ -24,19 +24,20 @@ Hb hb_tick(rt::u32* missed) {
 }  // namespace
 
 void Path::timer_work() {
-    rt::u32 next;
+    rt::u32 next = 0;
     {
         Guard g(io_lock_);
         switch (state_) {
         case PathState::Connecting: {
-            rt::u64 idle = rtrs_env_now_ms() - __atomic_load_n(&last_event_ms_, __ATOMIC_RELAXED);
-            if (idle >= kStallMs) {
-                Log(kErr, true).who(sess_name(), name_).put(": the handshake stalled (no connection event for ")
-                    .dec(idle / 1000).put(" s); closing the path");
+            // setup() set the start before it queued us: no wrap.
+            const rt::u64 age = rtrs_env_now_ms() - first_conn_ms_;
+            if (age >= kStallMs) {
+                Log(kErr, log_gate_).who(sess_name(), name_).put(": the handshake did not finish within ")
+                    .dec(age / 1000).put(" s of its first connection; closing the path");
                 close_locked(CloseReason::StalledHandshake);
                 return;
             }
-            next = static_cast<rt::u32>(kStallMs - idle);
+            next = static_cast<rt::u32>(kStallMs - age);
             break;
         }
         case PathState::Joining:
@@ -76,8 +77,10 @@ void Path::timer_work() {
         default:
             return;  // closing: the timer ends here
         }
+        // Under the lock, as every work of a path is queued: the teardown
+        // sets the state under it, then cancels.
+        rtrs_env_work_queue(timer_work_, next);
     }
-    rtrs_env_work_queue(timer_work_, next);
 }
 
 }  // namespace core

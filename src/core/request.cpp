@@ -46,10 +46,19 @@ void Path::on_imm(Connection& c, rt::u32 imm) {
     Request* go = nullptr;
     {
         Guard g(io_lock_);
-        if (state_ != PathState::Up) return;  // closing: the drain takes the rest
+        if (state_ != PathState::Up) {
+            // Before our answer to the info request, a client has nothing
+            // to send: the ULP has not been told of the path yet.
+            if (state_ < PathState::Up) {
+                Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
+                    .put(": an immediate before the path is up; closing the path");
+                close_locked(CloseReason::Protocol);
+            }
+            return;  // closing: the drain takes the rest
+        }
         hb_missed_ = 0;
         if (int err = rtrs_env_post_recv(c.env(), nullptr, &c.recv_cqe, 1)) {
-            Log(kErr, true).who(sess_name(), name_).put(": cannot post a receive: ").dec(err);
+            Log(kErr, log_gate_).who(sess_name(), name_).put(": cannot post a receive: ").dec(err);
             close_locked(CloseReason::Transport);
             return;
         }
@@ -65,7 +74,7 @@ void Path::on_imm(Connection& c, rt::u32 imm) {
                 if (c.post(&wr, 1)) close_locked(CloseReason::Transport);
             }
         } else if (!t.is(wire::ImmType::HbAck)) {
-            Log(kErr, true).who(sess_name(), name_).put(": unknown immediate type ").dec(rt::u64{t.type})
+            Log(kErr, log_gate_).who(sess_name(), name_).put(": unknown immediate type ").dec(rt::u64{t.type})
                 .put("; closing the path");
             close_locked(CloseReason::Protocol);
         }
@@ -73,12 +82,18 @@ void Path::on_imm(Connection& c, rt::u32 imm) {
     if (go) dispatch(*go);
 }
 
+// A request is done with: its chunk may take the next one.
+void Path::release_locked(Request& r) {
+    r.state = ReqState::Free;
+    sess_->release_chunk(r.id());
+}
+
 // A request arrived on its chunk. Returns it when it is to be read and
 // handed to the ULP now (the caller does that without the lock).
 Request* Path::arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) {
     auto where = wire::io_req_locate(payload, queue_depth_, chunk_size_);
     if (!where.ok()) {
-        Log(kErr, true).who(sess_name(), name_).put(": I/O immediate 0x").hex(payload)
+        Log(kErr, log_gate_).who(sess_name(), name_).put(": I/O immediate 0x").hex(payload)
             .put(" names no chunk of the session; closing the path");
         close_locked(CloseReason::Protocol);
         return nullptr;
@@ -88,8 +103,16 @@ Request* Path::arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) {
         r.state == ReqState::Queued) {
         // A correct client reuses a chunk only once its response came; a
         // second request would overwrite the first one's data under it.
-        Log(kErr, true).who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()})
+        Log(kErr, log_gate_).who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()})
             .put(": a new request while the previous one is in flight; closing the path");
+        close_locked(CloseReason::Protocol);
+        return nullptr;
+    }
+    // The session's chunks are shared by its paths: the same overwrite
+    // through another path.
+    if (!sess_->claim_chunk(r.id())) {
+        Log(kErr, log_gate_).who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()})
+            .put(": a new request while a request of another path on it is in flight; closing the path");
         close_locked(CloseReason::Protocol);
         return nullptr;
     }
@@ -121,7 +144,7 @@ void Path::invalidate_locked(Request& r) {
         return;
     }
     if (!post_invalidate_locked(r)) {
-        r.state = ReqState::Free;
+        release_locked(r);
         close_locked(CloseReason::Transport);
     }
 }
@@ -133,7 +156,7 @@ bool Path::post_invalidate_locked(Request& r) {
     wr.signaled = 1;
     wr.cqe = &r.inv_cqe;
     int err = r.conn().post(&wr, 1);
-    if (err) Log(kErr, true).who(sess_name(), name_).put(": cannot post a local invalidation: ").dec(err);
+    if (err) Log(kErr, log_gate_).who(sess_name(), name_).put(": cannot post a local invalidation: ").dec(err);
     return err == 0;
 }
 
@@ -142,10 +165,10 @@ void Path::on_inv_done(Connection& c, Request& r, const rtrs_core_wc& wc) {
     {
         Guard g(io_lock_);
         if (r.state == ReqState::Invalidating && (!wc.ok || state_ != PathState::Up))
-            r.state = ReqState::Free;
+            release_locked(r);
         if (!wc.ok) {
             if (!wc.flushed)
-                Log(kErr, true).who(sess_name(), name_).put(": local invalidation failed: ").put(wc.status);
+                Log(kErr, log_gate_).who(sess_name(), name_).put(": local invalidation failed: ").put(wc.status);
             close_locked(CloseReason::Transport);
             return;
         }
@@ -167,7 +190,7 @@ void Path::dispatch(Request& r) {
     auto io = wire::parse_io_req(rt::Bytes(chunk, chunk_size_), r.hdr_off, wire::kMaxReadDesc);
     if (!io.ok()) {
         const int err = io.error();
-        Log l(kErr, true);
+        Log l(kErr, log_gate_);
         l.who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()}).put(": ");
         switch (err) {
         case rt::errc::proto: l.put("unknown message type"); break;
@@ -179,7 +202,7 @@ void Path::dispatch(Request& r) {
             // Not a request at all: nothing to answer, the path is broken.
             l.put("; closing the path");
             Guard g(io_lock_);
-            r.state = ReqState::Free;
+            release_locked(r);
             answered_locked();
             close_locked(CloseReason::Protocol);
             return;
@@ -209,7 +232,7 @@ void Path::dispatch(Request& r) {
     int err = rtrs_env_ulp_rdma_ev(server().ulp(), sess_->priv(), r.op(), chunk, q.data_len,
                                    chunk + q.usr_off, q.usr_len);
     if (err) {
-        Log(kErr, true).who(sess_name(), name_).put(": the upper layer failed request ").dec(rt::u64{r.id()})
+        Log(kErr, log_gate_).who(sess_name(), name_).put(": the upper layer failed request ").dec(rt::u64{r.id()})
             .put(": ").dec(err);
         on_answer(r, err);
     }
@@ -231,7 +254,7 @@ void Path::on_answer(Request& r, int status) {
         rtrs_env_trace_io_error(sess_name(), name_, r.id(), status, r.dir == kDirRead);
     r.answer = status;
     if (state_ != PathState::Up) {
-        r.state = ReqState::Free;  // closing: nothing more is posted
+        release_locked(r);  // closing: nothing more is posted
     } else {
         respond_locked(r);
     }
@@ -257,7 +280,7 @@ void Path::respond_locked(Request& r) {
     }
     r.pending = Pending::None;
     if (!post_response_locked(r)) {
-        r.state = ReqState::Free;
+        release_locked(r);
         close_locked(CloseReason::Transport);
     }
 }
@@ -318,11 +341,11 @@ bool Path::post_response_locked(Request& r) {
     // If signaled, its completion is a sample of the transport latency.
     int err = c.post(wrs, n, kLatencyOn ? &r.answered_ns : nullptr);
     if (err) {
-        Log(kErr, true).who(sess_name(), name_).put(": cannot send the response of request ")
+        Log(kErr, log_gate_).who(sess_name(), name_).put(": cannot send the response of request ")
             .dec(rt::u64{r.id()}).put(": ").dec(err);
         return false;
     }
-    r.state = ReqState::Free;
+    release_locked(r);
     return true;
 }
 
@@ -336,7 +359,7 @@ void Path::run_pending(Connection& c) {
         r->pending = Pending::None;
         bool ok = what == Pending::Invalidate ? post_invalidate_locked(*r) : post_response_locked(*r);
         if (!ok) {
-            r->state = ReqState::Free;
+            release_locked(*r);
             close_locked(CloseReason::Transport);
             return;
         }

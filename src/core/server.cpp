@@ -59,10 +59,10 @@ rtrs_env_ulp* Server::close() {
     return ulp;
 }
 
-void Server::free_session_locked(Session& s) {
+rtrs_env_waiter* Server::free_session_locked(Session& s) {
     sessions_.remove(s);
     rt::destroy(&s);
-    if (closing_ && sessions_.empty()) rtrs_env_waiter_done(all_gone_);
+    return closing_ && sessions_.empty() ? all_gone_ : nullptr;
 }
 
 Session* Server::find_session_locked(const wire::Uuid& paths_uuid) {
@@ -76,7 +76,9 @@ Session* Server::find_session_locked(const wire::Uuid& paths_uuid) {
 
 int Server::refuse(rtrs_env_cm* cm, const char* peer, int err, const char* why,
                    const char* detail) {
-    Log l(kErr, true);
+    // A flood of one reason does not hide the others.
+    const auto slot = (reinterpret_cast<rt::uptr>(why) >> 3) % (sizeof(refusal_gates_) / sizeof(refusal_gates_[0]));
+    Log l(kErr, refusal_gates_[slot]);
     l.put("connection request refused: ").put(why);
     if (detail) l.put(" (").put(detail).put(')');
     rtrs_env_trace_conn_refused(peer, -err, why);
@@ -123,6 +125,9 @@ int Server::on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_
     // lock; another request may create the same session meanwhile, so look
     // again once they are there (the spare is then freed unused).
     rt::Own<Session> spare;
+    // Outlives the lock below: a path given up there may hold the last
+    // reference of a device being removed, whose release wakes the remover.
+    rt::RefPtr<Device> late;
     for (;;) {
         Guard g(lock_);
         if (closing_) return refuse(cm, peer, rt::errc::connreset, "the server is closing");
@@ -142,14 +147,14 @@ int Server::on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_
             sess = spare.release();
             sessions_.push_back(*sess);
         }
-        return join_locked(*sess, fresh, cm, ib_dev, port_num, client, server, req, peer);
+        return join_locked(*sess, fresh, cm, ib_dev, port_num, client, server, req, peer, &late);
     }
 }
 
 int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev,
                         unsigned int port_num, const rtrs_core_addr& client,
                         const rtrs_core_addr& server, const wire::ConnReqFields& req,
-                        const char* peer) {
+                        const char* peer, rt::RefPtr<Device>* late) {
     const char* why = nullptr;
     Path* path = nullptr;
     for (Path& p : sess.paths)
@@ -187,6 +192,7 @@ int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev
         auto set = path->setup(rt::move(dev.value()), client, server, port_num, &why);
         if (!set.ok()) {
             int err = set.error();
+            *late = path->undo_setup();
             rt::destroy(path);
             return drop_fresh(sess, fresh, cm, peer, err, why);
         }
@@ -198,15 +204,16 @@ int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev
     auto con = path->add_connection(req.cid, cm, &why);
     if (!con.ok()) {
         int err = con.error();
-        if (new_path) {
+        if (new_path && path->abandon()) {
             // Nothing of the client's depends on it yet: gone at once.
             sess.paths.remove(*path);
             --sess.paths_num;
-            path->undo_setup();
+            *late = path->undo_setup();
             rt::destroy(path);
             return drop_fresh(sess, fresh, cm, peer, err, why);
         }
-        // Its other connections are there: the path cannot come up now.
+        // Its other connections are there, or its teardown began (a device
+        // removal): the path cannot come up now, and the teardown frees it.
         path->request_close(CloseReason::SetupFailed);
         return refuse(cm, peer, err, why, path->name());
     }
@@ -224,7 +231,10 @@ int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev
 // it, and still without a path, goes too.
 int Server::drop_fresh(Session& sess, bool fresh, rtrs_env_cm* cm, const char* peer, int err,
                        const char* why, const char* detail) {
-    if (fresh && sess.paths_num == 0) free_session_locked(sess);
+    // Connection requests end before the server closes (close() stops the
+    // listener first): nobody waits for this session.
+    if (fresh && sess.paths_num == 0 && free_session_locked(sess))
+        rtrs_env_warn("rtrs core: a server closing while a connection request is handled");
     return refuse(cm, peer, err, why, detail);
 }
 

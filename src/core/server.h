@@ -5,13 +5,16 @@
 
 #include "core/env.h"
 #include "core/lock.h"
+#include "core/log.h"
 #include "core/wire.h"
 #include "rt/list.h"
+#include "rt/refcount.h"
 #include "rt/result.h"
 #include "rt/types.h"
 
 namespace core {
 
+class Device;
 class Session;
 
 class Server : public rt::ListLink<> {
@@ -30,8 +33,11 @@ public:
     rtrs_env_ulp* ulp() const { return ulp_; }
     rt::u16 port() const { return port_; }
 
-    // Under lock(): a session whose last path is gone.
-    void free_session_locked(Session& s) REQUIRES(lock_);
+    // Under lock(): a session whose last path is gone. Returns the waiter
+    // to wake once the lock is let go (the server closing, its last
+    // session gone: the woken closer frees the server and its lock), or
+    // nullptr.
+    [[nodiscard]] rtrs_env_waiter* free_session_locked(Session& s) REQUIRES(lock_);
 
     ~Server();
     Server(rtrs_env_ulp* ulp, rt::u16 port) : ulp_(ulp), port_(port) {}
@@ -40,10 +46,11 @@ private:
     Session* find_session_locked(const wire::Uuid& paths_uuid) REQUIRES(lock_);
     // peer: "<client>@<server>", the path name the request would have (for
     // the conn_refused trace event).
+    // *late: a device reference to drop once the lock is let go.
     int join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev,
                     unsigned int port_num, const rtrs_core_addr& client,
                     const rtrs_core_addr& server, const wire::ConnReqFields& req,
-                    const char* peer) REQUIRES(lock_);
+                    const char* peer, rt::RefPtr<Device>* late) REQUIRES(lock_);
     int drop_fresh(Session& sess, bool fresh, rtrs_env_cm* cm, const char* peer, int err,
                    const char* why, const char* detail = nullptr) REQUIRES(lock_);
     int refuse(rtrs_env_cm* cm, const char* peer, int err, const char* why,
@@ -54,6 +61,8 @@ private:
     rt::u16 port_;
     Lock lock_;  // SERVER
     rtrs_env_listener* listener_ = nullptr;
+    // The refusals' lines, a gate for each reason (a few share one).
+    LogGate refusal_gates_[16];
     // Under lock_:
     rt::List<Session> sessions_ GUARDED_BY(lock_);
     bool closing_ GUARDED_BY(lock_) = false;

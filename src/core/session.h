@@ -44,6 +44,15 @@ public:
     // Under the server lock and the module lock (Module::claim_name).
     void set_name_locked(rt::Bytes name) REQUIRES(server().lock());
 
+    // Any context: how many of its paths are in sysfs (joined, and not yet
+    // leaving): a path counts from before the ULP hears CONNECTED.
+    rt::u32 paths_visible() const { return __atomic_load_n(&visible, __ATOMIC_RELAXED); }
+
+    // Any context: a request takes its chunk (false: one of another path
+    // holds it), and gives it back when done.
+    bool claim_chunk(rt::u32 id) { return __atomic_exchange_n(&busy_[id], 1, __ATOMIC_ACQUIRE) == 0; }
+    void release_chunk(rt::u32 id) { __atomic_store_n(&busy_[id], 0, __ATOMIC_RELEASE); }
+
     // The ULP's.
     void* priv() const { return __atomic_load_n(&priv_, __ATOMIC_ACQUIRE); }
     void set_priv(void* p) { __atomic_store_n(&priv_, p, __ATOMIC_RELEASE); }
@@ -58,7 +67,9 @@ public:
     rt::List<Path, SessionPathsTag> paths GUARDED_BY(server().lock());
     rt::u32 paths_num GUARDED_BY(server().lock()) = 0;
     rtrs_env_sysfs_sess* sysfs GUARDED_BY(server().lock()) = nullptr;
-    rt::u32 visible GUARDED_BY(server().lock()) = 0;  // paths with files in sysfs
+    // Paths with files in sysfs: changed under the server lock, read in any
+    // context (paths_visible()), so atomic and not annotated.
+    rt::u32 visible = 0;
     rtrs_env_debugfs_sess* debugfs GUARDED_BY(server().lock()) = nullptr;  // while visible (nullptr without debugfs)
 
 private:
@@ -67,6 +78,7 @@ private:
     rt::u32 queue_depth_ = 0;
     rt::u32 chunk_size_ = 0;
     rt::Array<void*> chunks_;
+    rt::Array<rt::u8> busy_;  // per chunk: a request of some path on it (atomic)
     rt::u64 charged_ = 0;
     char name_[wire::kNameMax + 1] = {};
     void* priv_ = nullptr;

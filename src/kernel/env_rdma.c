@@ -299,13 +299,10 @@ static void rtrs_glue_qp_event(struct ib_event *ev, void *ctx)
 	if (ev->event == IB_EVENT_COMM_EST)
 		rdma_notify(con->cm_id, IB_EVENT_COMM_EST);
 	else
-		pr_info("QP event %s\n", ib_event_msg(ev->event));
+		pr_info_ratelimited("QP event %s\n", ib_event_msg(ev->event));
 }
 
-/*
- * The queues get one more of each than the core counts: ib_drain_qp()
- * posts a request of its own on each.
- */
+/* The sizes are the core's, ib_drain_qp()'s own work requests included. */
 noinline struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *cm, struct rtrs_env_dev *dev,
 					 const struct rtrs_env_con_sizes *sizes,
 					 struct rtrs_env_lock *io_lock, void *core_con)
@@ -324,18 +321,18 @@ noinline struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *cm, struct
 	con->dev = dev;
 	con->io_lock = io_lock;
 	con->core = core_con;
-	con->cq = ib_alloc_cq(dev->ib_dev, con, sizes->cq_size + 2, sizes->comp_vector,
+	con->cq = ib_alloc_cq(dev->ib_dev, con, sizes->cq_size, sizes->comp_vector,
 			      IB_POLL_WORKQUEUE);
 	if (IS_ERR(con->cq)) {
-		pr_err("cannot allocate a CQ of %u: %ld\n", sizes->cq_size + 2, PTR_ERR(con->cq));
+		pr_err("cannot allocate a CQ of %u: %ld\n", sizes->cq_size, PTR_ERR(con->cq));
 		goto free;
 	}
 	qp.event_handler = rtrs_glue_qp_event;
 	qp.qp_context = con;
 	qp.send_cq = con->cq;
 	qp.recv_cq = con->cq;
-	qp.cap.max_send_wr = sizes->max_send_wr + 1;
-	qp.cap.max_recv_wr = sizes->max_recv_wr + 1;
+	qp.cap.max_send_wr = sizes->max_send_wr;
+	qp.cap.max_recv_wr = sizes->max_recv_wr;
 	qp.cap.max_send_sge = 1;
 	qp.cap.max_recv_sge = 1;
 	qp.sq_sig_type = IB_SIGNAL_REQ_WR;
@@ -537,13 +534,15 @@ static int rtrs_glue_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	if (*(enum rtrs_glue_cm_kind *)id->context != RTRS_GLUE_CON) {
 		/* the listener: it is bound to no device, so this is news */
-		pr_info("listener: ignoring %s (%d)\n", rdma_event_msg(ev->event), ev->status);
+		pr_info_ratelimited("listener: ignoring %s (%d)\n", rdma_event_msg(ev->event),
+				    ev->status);
 		return 0;
 	}
 	con = id->context;
 	if (ev->event != RDMA_CM_EVENT_ESTABLISHED && ev->event != RDMA_CM_EVENT_DISCONNECTED &&
 	    ev->event != RDMA_CM_EVENT_TIMEWAIT_EXIT)
-		pr_info("connection event %s (%d)\n", rdma_event_msg(ev->event), ev->status);
+		pr_info_ratelimited("connection event %s (%d)\n", rdma_event_msg(ev->event),
+				    ev->status);
 	rtrs_core_on_cm_event(con->core, rtrs_glue_cm_event(ev->event), ev->status);
 	return 0;
 }

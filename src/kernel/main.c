@@ -42,7 +42,7 @@ MODULE_PARM_DESC(sess_queue_depth,
 static unsigned int max_chunk_mem_mb;
 module_param(max_chunk_mem_mb, uint, 0444);
 MODULE_PARM_DESC(max_chunk_mem_mb,
-		 "MiB of chunk memory all sessions together may hold; a new session past it is refused with ENOMEM (default 0: half of the machine's memory)");
+		 "MiB of memory all sessions together may hold (chunks, and what their paths and connections are charged); a new session, path or connection past it is refused with ENOMEM (default 0: half of the machine's memory)");
 
 /* Ours: upstream signals one send in min(queue depth, 512), fixed. */
 static unsigned int signal_interval;

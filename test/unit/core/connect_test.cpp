@@ -111,11 +111,13 @@ TEST(Connect, TheChunkMemoryBudgetRefusesSessionsWithEnomem) {
     h::Opts o;
     o.queue_depth = 64;
     o.chunk_size = 16384;  // 1 MiB a session
-    o.chunk_mem_mb = 2;
+    // Two sessions' chunks and what their paths' queues and registrations
+    // are charged (well under 1 MiB), not three.
+    o.chunk_mem_mb = 4;
     h::Fixture f(o);
     auto a = h::client(10, 1, 2), b = h::client(11, 1, 3), c = h::client(12, 1, 4);
-    ASSERT_TRUE(f.up(a, "a"));
-    ASSERT_TRUE(f.up(b, "b"));
+    ASSERT_TRUE(f.up(a, "a")) << all_logs();
+    ASSERT_TRUE(f.up(b, "b")) << all_logs();
     EXPECT_NE(f.connect(c, 0), 0);
     EXPECT_EQ(c.cms[0]->reject_errno, 12);  // ENOMEM
     EXPECT_EQ(count_logs("max_chunk_mem_mb"), 1) << all_logs();
@@ -312,10 +314,10 @@ TEST(Stall, APathMissingAConnectionIsClosedWithin30s) {
     ASSERT_EQ(f.connect(c, 0), 0);
     k().cm_event(c.con(0), RTRS_CORE_CM_ESTABLISHED);
     k().advance(24000);
-    EXPECT_EQ(count_logs("handshake stalled"), 0);
+    EXPECT_EQ(count_logs("handshake did not finish"), 0);
     EXPECT_FALSE(c.con(0)->destroyed);
     k().advance(2000);
-    EXPECT_EQ(count_logs("handshake stalled"), 1) << all_logs();
+    EXPECT_EQ(count_logs("handshake did not finish"), 1) << all_logs();
     EXPECT_TRUE(c.con(0)->destroyed);
     EXPECT_TRUE(k().chunks.empty());
     // The same client, the same addresses: welcome.
@@ -331,26 +333,29 @@ TEST(Stall, APathWhoseInfoRequestNeverComesIsClosed) {
     k().advance(10000);
     EXPECT_FALSE(c.con(0)->destroyed);
     k().advance(16000);
-    EXPECT_EQ(count_logs("handshake stalled"), 1) << all_logs();
+    EXPECT_EQ(count_logs("handshake did not finish"), 1) << all_logs();
     EXPECT_TRUE(c.con(0)->destroyed);
     EXPECT_TRUE(c.con(1)->destroyed);
     EXPECT_TRUE(f.finish());
 }
 
-TEST(Stall, EachConnectionEventRestartsTheClock) {
+// The deadline counts from the first connection (it did from the last
+// event until 2026-12-02, which let a trickle of connections hold a path):
+// a slow handshake that ends within it comes up.
+TEST(Stall, AHandshakeThatEndsWithinItsDeadlineComesUp) {
     h::Fixture f;
     auto c = h::client(22, 3);
     ASSERT_EQ(f.connect(c, 0), 0);
-    k().advance(20000);
+    k().advance(10000);
     ASSERT_EQ(f.connect(c, 1), 0);
-    k().advance(20000);
-    EXPECT_FALSE(c.con(0)->destroyed) << "20 s since the last event";
+    k().advance(10000);
+    EXPECT_FALSE(c.con(0)->destroyed) << "20 s since the first connection";
     ASSERT_EQ(f.connect(c, 2), 0);
     for (int i = 0; i < 3; ++i) k().cm_event(c.con(i), RTRS_CORE_CM_ESTABLISHED);
     ASSERT_TRUE(f.send_info(c, "slow"));
     ASSERT_TRUE(f.finish_join(c));
     k().advance(20000);  // (a silent client would lose it to heartbeats later)
-    EXPECT_EQ(count_logs("handshake stalled"), 0);
+    EXPECT_EQ(count_logs("handshake did not finish"), 0);
     EXPECT_NE(f.sysfs_sess("slow"), nullptr);
     EXPECT_TRUE(f.finish());
 }

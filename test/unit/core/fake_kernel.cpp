@@ -63,6 +63,7 @@ void reset() {
 }
 
 bool Kernel::fail_here(const char* what) {
+    if (on_point) on_point(what);
     long n = failure_points++;
     if (n == fail_at) {
         failed = true;
@@ -177,9 +178,12 @@ void Kernel::cm_event(Con* c, rtrs_core_cm_event ev, int status) {
 
 namespace {
 
+// (A test may deliver one from inside another call, as a second thread
+// would: what counts is that the completion leaves the locks as it found them.)
 void deliver(Con* c, rtrs_core_cqe* cqe, const rtrs_core_wc& wc) {
+    const std::size_t before = k().held.size();
     rtrs_core_on_wc(c->core, cqe, &wc);
-    if (!k().held.empty()) k().violation("a completion returned with a lock held");
+    if (k().held.size() != before) k().violation("a completion returned with a lock held");
 }
 
 }  // namespace
@@ -344,6 +348,7 @@ void rtrs_env_lock_release(rtrs_env_lock* lock) {
             h.erase(it);
             break;
         }
+    if (k().on_release) k().on_release(l);
 }
 
 std::uint64_t rtrs_env_now_ms(void) { return k().now; }
@@ -412,7 +417,12 @@ rtrs_env_waiter* rtrs_env_waiter_new(void) {
     return reinterpret_cast<rtrs_env_waiter*>(p);
 }
 
-void rtrs_env_waiter_done(rtrs_env_waiter* w) { reinterpret_cast<fake::Waiter*>(w)->done = true; }
+void rtrs_env_waiter_done(rtrs_env_waiter* w) {
+    // The woken task may free what the lock is in (a server closing frees
+    // itself once its last session is gone): wake it with no lock held.
+    if (!k().held.empty()) k().violation("a waiter woken with a lock held");
+    reinterpret_cast<fake::Waiter*>(w)->done = true;
+}
 
 void rtrs_env_waiter_wait(rtrs_env_waiter* waiter) {
     auto* w = reinterpret_cast<fake::Waiter*>(waiter);
@@ -550,6 +560,7 @@ rtrs_env_mr* rtrs_env_mr_alloc(rtrs_env_dev* dev, const std::uint64_t* dma, unsi
             k().violation("a memory region over an address that is not a mapped chunk");
     }
     auto m = std::make_unique<fake::Mr>();
+    m->dma.assign(dma, dma + n);
     m->dev = reinterpret_cast<fake::Dev*>(dev);
     m->rkey = k().next_rkey;
     k().next_rkey += 0x100;
@@ -596,6 +607,15 @@ rtrs_env_con* rtrs_env_con_create(rtrs_env_cm* cm, rtrs_env_dev* dev,
                                   const rtrs_env_con_sizes* sizes, rtrs_env_lock*, void* core_con) {
     fake::might_sleep("creating a QP");
     if (k().fail_here("con_create")) return nullptr;
+    // The glue creates exactly these sizes: the device must hold them.
+    const rtrs_env_dev_attrs& a = reinterpret_cast<fake::Dev*>(dev)->attrs;
+    if (sizes->max_send_wr > a.max_qp_wr || sizes->max_recv_wr > a.max_qp_wr)
+        k().violation("a QP larger than the device's max_qp_wr");
+    if (sizes->cq_size > a.max_cqe) k().violation("a CQ larger than the device's max_cqe");
+    if (sizes->cq_size < sizes->max_send_wr + sizes->max_recv_wr)
+        k().violation("a CQ smaller than its QP's two queues");
+    if (sizes->max_send_wr < 2 || sizes->max_recv_wr < 2)
+        k().violation("a queue without room for the drain's work request");
     auto* c = reinterpret_cast<fake::Cm*>(cm);
     auto con = std::make_unique<fake::Con>();
     con->cm = c;
@@ -660,7 +680,9 @@ int rtrs_env_post_send(rtrs_env_con* con, const rtrs_env_wr* wrs, unsigned int n
     if (c->drained) k().violation("a post on a drained connection");
     if (c->destroyed) k().violation("a post on a destroyed connection");
     if (n == 0 || n > RTRS_ENV_MAX_CHAIN) k().violation("a post of a bad chain length");
-    if (c->sends.size() + n > c->sizes.max_send_wr) k().violation("the send queue overflows");
+    // ib_drain_qp() needs one free work request on each queue.
+    if (c->sends.size() + n > c->sizes.max_send_wr - 1)
+        k().violation("the send queue overflows into the drain's reserve");
     if (k().fail_here("post_send")) return -12;
     for (unsigned i = 0; i < n; ++i) {
         if (!wrs[i].cqe) k().violation("a work request with no completion entry");
@@ -673,7 +695,8 @@ int rtrs_env_post_send(rtrs_env_con* con, const rtrs_env_wr* wrs, unsigned int n
 int rtrs_env_post_recv(rtrs_env_con* con, rtrs_env_buf* buf, rtrs_core_cqe* cqe, unsigned int count) {
     auto* c = fake::con_of(con);
     if (c->drained) k().violation("a receive posted on a drained connection");
-    if (c->recvs.size() + count > c->sizes.max_recv_wr) k().violation("the receive queue overflows");
+    if (c->recvs.size() + count > c->sizes.max_recv_wr - 1)
+        k().violation("the receive queue overflows into the drain's reserve");
     if (k().fail_here("post_recv")) return -12;
     for (unsigned i = 0; i < count; ++i) c->recvs.push_back({buf, cqe});
     return 0;

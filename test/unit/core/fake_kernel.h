@@ -65,6 +65,7 @@ struct Mr {
     Dev* dev;
     std::uint32_t rkey;
     bool live = true;
+    std::vector<std::uint64_t> dma;  // the chunks' addresses it was given, in order
 };
 
 struct Cm {
@@ -172,6 +173,11 @@ public:
     // many ms later (its DREP: a DISCONNECTED event); -1: never (a client
     // that is gone).
     long disconnect_answer_ms = 0;
+    // What another thread does at a chosen moment: called at every failure
+    // point with its name (before it is decided), and after every release
+    // of a lock. A hook that must fire once clears itself.
+    std::function<void(const char* what)> on_point;
+    std::function<void(Lock* released)> on_release;
 
     // --- records ---
     std::vector<std::string> violations;
