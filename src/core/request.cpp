@@ -82,11 +82,11 @@ void Path::on_imm(Connection& c, rt::u32 imm) {
     if (go) dispatch(*go);
 }
 
-// A request is done with: its chunk may take the next one.
-void Path::release_locked(Request& r) {
-    r.state = ReqState::Free;
-    sess_->release_chunk(r.id());
-}
+// A request is done with: its chunk may take the next one. (Only on this
+// path: a client that failed a closing path's requests over sends them
+// again on another path, on chunks the closing path's ULP may still hold,
+// and upstream's does; so a chunk busy on one path is no error on another.)
+void Path::release_locked(Request& r) { r.state = ReqState::Free; }
 
 // A request arrived on its chunk. Returns it when it is to be read and
 // handed to the ULP now (the caller does that without the lock).
@@ -105,14 +105,6 @@ Request* Path::arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) {
         // second request would overwrite the first one's data under it.
         Log(kErr, log_gate_).who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()})
             .put(": a new request while the previous one is in flight; closing the path");
-        close_locked(CloseReason::Protocol);
-        return nullptr;
-    }
-    // The session's chunks are shared by its paths: the same overwrite
-    // through another path.
-    if (!sess_->claim_chunk(r.id())) {
-        Log(kErr, log_gate_).who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()})
-            .put(": a new request while a request of another path on it is in flight; closing the path");
         close_locked(CloseReason::Protocol);
         return nullptr;
     }

@@ -44,7 +44,6 @@ rt::Result<rt::Own<Session>> Session::create(Server& srv, const wire::Uuid& path
         return rt::err(rt::errc::nomem);
     }
     s->chunks_ = RT_TRY(rt::Array<void*>::make(rt::Gfp::kernel, s->queue_depth_));
-    s->busy_ = RT_TRY(rt::Array<rt::u8>::make(rt::Gfp::kernel, s->queue_depth_));
     for (rt::u32 i = 0; i < s->queue_depth_; ++i) {
         s->chunks_[i] = rtrs_env_chunk_alloc(s->chunk_size_);
         if (!s->chunks_[i]) {

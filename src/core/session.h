@@ -48,11 +48,6 @@ public:
     // leaving): a path counts from before the ULP hears CONNECTED.
     rt::u32 paths_visible() const { return __atomic_load_n(&visible, __ATOMIC_RELAXED); }
 
-    // Any context: a request takes its chunk (false: one of another path
-    // holds it), and gives it back when done.
-    bool claim_chunk(rt::u32 id) { return __atomic_exchange_n(&busy_[id], 1, __ATOMIC_ACQUIRE) == 0; }
-    void release_chunk(rt::u32 id) { __atomic_store_n(&busy_[id], 0, __ATOMIC_RELEASE); }
-
     // The ULP's.
     void* priv() const { return __atomic_load_n(&priv_, __ATOMIC_ACQUIRE); }
     void set_priv(void* p) { __atomic_store_n(&priv_, p, __ATOMIC_RELEASE); }
@@ -78,7 +73,6 @@ private:
     rt::u32 queue_depth_ = 0;
     rt::u32 chunk_size_ = 0;
     rt::Array<void*> chunks_;
-    rt::Array<rt::u8> busy_;  // per chunk: a request of some path on it (atomic)
     rt::u64 charged_ = 0;
     char name_[wire::kNameMax + 1] = {};
     void* priv_ = nullptr;
