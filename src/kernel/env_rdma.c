@@ -34,9 +34,11 @@ enum rtrs_glue_cm_kind {
 	RTRS_GLUE_CON = 0x434f4e4e,		/* "CONN" */
 };
 
+/* Two ids, as upstream's server has: IP (RDMA_PS_TCP) and native IB (RDMA_PS_IB). */
 struct rtrs_env_listener {
 	enum rtrs_glue_cm_kind kind;
-	struct rdma_cm_id *id;
+	struct rdma_cm_id *ip_id;
+	struct rdma_cm_id *ib_id;
 	void *core_server;
 };
 
@@ -548,13 +550,47 @@ static int rtrs_glue_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
+static struct rdma_cm_id *rtrs_glue_listen_one(struct rtrs_env_listener *l, struct sockaddr *addr,
+						enum rdma_ucm_port_space ps, const char *what, u16 port)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	id = rdma_create_id(&init_net, rtrs_glue_cm_handler, l, ps, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		pr_err("cannot create the %s listener: %ld\n", what, PTR_ERR(id));
+		return id;
+	}
+	err = rdma_bind_addr(id, addr);
+	if (err) {
+		pr_err("cannot bind the %s listener to port %u: %d\n", what, port, err);
+		goto destroy;
+	}
+	err = rdma_listen(id, 64);
+	if (err) {
+		pr_err("cannot listen on %s port %u: %d\n", what, port, err);
+		goto destroy;
+	}
+	return id;
+destroy:
+	rdma_destroy_id(id);
+	return ERR_PTR(err);
+}
+
 int rtrs_env_listen(void *core_server, u16 port, struct rtrs_env_listener **out)
 {
 	/* in6addr_any takes IPv4 clients too (bindv6only is off by default). */
-	struct sockaddr_in6 any = {
+	struct sockaddr_in6 ip_any = {
 		.sin6_family = AF_INET6,
 		.sin6_addr = IN6ADDR_ANY_INIT,
 		.sin6_port = htons(port),
+	};
+	/* Any GID, any P_Key; the service id is the IB port space's plus port. */
+	struct sockaddr_ib ib_any = {
+		.sib_family = AF_IB,
+		.sib_pkey = cpu_to_be16(0xffff),
+		.sib_sid = cpu_to_be64(RDMA_IB_IP_PS_IB | port),
+		.sib_sid_mask = cpu_to_be64(~0ULL),
 	};
 	struct rtrs_env_listener *l;
 	int err;
@@ -564,25 +600,19 @@ int rtrs_env_listen(void *core_server, u16 port, struct rtrs_env_listener **out)
 		return -ENOMEM;
 	l->kind = RTRS_GLUE_LISTENER;
 	l->core_server = core_server;
-	l->id = rdma_create_id(&init_net, rtrs_glue_cm_handler, l, RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(l->id)) {
-		err = PTR_ERR(l->id);
+	l->ip_id = rtrs_glue_listen_one(l, (struct sockaddr *)&ip_any, RDMA_PS_TCP, "IP", port);
+	if (IS_ERR(l->ip_id)) {
+		err = PTR_ERR(l->ip_id);
 		goto free;
 	}
-	err = rdma_bind_addr(l->id, (struct sockaddr *)&any);
-	if (err) {
-		pr_err("cannot bind to port %u: %d\n", port, err);
-		goto destroy;
-	}
-	err = rdma_listen(l->id, 64);
-	if (err) {
-		pr_err("cannot listen on port %u: %d\n", port, err);
-		goto destroy;
+	l->ib_id = rtrs_glue_listen_one(l, (struct sockaddr *)&ib_any, RDMA_PS_IB, "IB", port);
+	if (IS_ERR(l->ib_id)) {
+		err = PTR_ERR(l->ib_id);
+		rdma_destroy_id(l->ip_id);
+		goto free;
 	}
 	*out = l;
 	return 0;
-destroy:
-	rdma_destroy_id(l->id);
 free:
 	kfree(l);
 	return err;
@@ -590,8 +620,9 @@ free:
 
 void rtrs_env_listen_stop(struct rtrs_env_listener *l)
 {
-	/* Waits for connection request handlers still running on it. */
-	rdma_destroy_id(l->id);
+	/* Each waits for connection request handlers still running on it. */
+	rdma_destroy_id(l->ib_id);
+	rdma_destroy_id(l->ip_id);
 	kfree(l);
 }
 
