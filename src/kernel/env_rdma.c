@@ -5,12 +5,11 @@
  * requests built from the core's descriptors, and the three kinds of kernel
  * events that come back: RDMA CM events, completions, device removal. Each
  * event goes to the core as it is; the core decides what follows.
- * The calls that can fail are noinline and ALLOW_ERROR_INJECTION: the fault
- * suite (test/fault) makes each fail in turn through fail_function.
+ * The calls that can fail are RTRS_INJECTABLE (glue.h): in the test build
+ * the fault suite (test/fault) makes each fail in turn through fail_function.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/error-injection.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/slab.h>
@@ -64,7 +63,7 @@ static struct rdma_cm_id *to_cm_id(struct rtrs_env_cm *cm)
 
 /* --- devices -------------------------------------------------------------------- */
 
-noinline struct rtrs_env_dev *rtrs_env_dev_open(void *ib_dev, struct rtrs_env_dev_attrs *attrs)
+RTRS_INJECTABLE_FN struct rtrs_env_dev *rtrs_env_dev_open(void *ib_dev, struct rtrs_env_dev_attrs *attrs)
 {
 	struct ib_device *ibd = ib_dev;
 	struct rtrs_env_dev *dev;
@@ -88,7 +87,7 @@ noinline struct rtrs_env_dev *rtrs_env_dev_open(void *ib_dev, struct rtrs_env_de
 	attrs->num_comp_vectors = ibd->num_comp_vectors;
 	return dev;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_dev_open, NULL);
+RTRS_INJECTABLE(rtrs_env_dev_open, NULL);
 
 void rtrs_env_dev_close(struct rtrs_env_dev *dev)
 {
@@ -111,13 +110,13 @@ static enum dma_data_direction rtrs_glue_dir(enum rtrs_env_dma_dir dir)
 }
 
 /* One mapping per chunk, so that a sync of a chunk is a sync of a mapping. */
-noinline __UINT64_TYPE__ rtrs_env_dma_map_chunk(struct rtrs_env_dev *dev, void *chunk, u32 size)
+RTRS_INJECTABLE_FN __UINT64_TYPE__ rtrs_env_dma_map_chunk(struct rtrs_env_dev *dev, void *chunk, u32 size)
 {
 	u64 dma = ib_dma_map_page(dev->ib_dev, virt_to_page(chunk), 0, size, DMA_BIDIRECTIONAL);
 
 	return ib_dma_mapping_error(dev->ib_dev, dma) ? 0 : dma;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_dma_map_chunk, NULL);
+RTRS_INJECTABLE(rtrs_env_dma_map_chunk, NULL);
 
 void rtrs_env_dma_unmap_chunk(struct rtrs_env_dev *dev, __UINT64_TYPE__ dma, u32 size)
 {
@@ -134,8 +133,8 @@ void rtrs_env_dma_sync_for_device(struct rtrs_env_dev *dev, __UINT64_TYPE__ dma,
 	ib_dma_sync_single_for_device(dev->ib_dev, dma, len, DMA_BIDIRECTIONAL);
 }
 
-noinline int rtrs_env_buf_alloc(struct rtrs_env_dev *dev, u32 len, enum rtrs_env_dma_dir dir,
-		       struct rtrs_env_buf *buf)
+RTRS_INJECTABLE_FN int rtrs_env_buf_alloc(struct rtrs_env_dev *dev, u32 len, enum rtrs_env_dma_dir dir,
+					  struct rtrs_env_buf *buf)
 {
 	void *cpu = kzalloc(len, GFP_KERNEL);
 	u64 dma;
@@ -153,7 +152,7 @@ noinline int rtrs_env_buf_alloc(struct rtrs_env_dev *dev, u32 len, enum rtrs_env
 	buf->dir = dir;
 	return 0;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_buf_alloc, ERRNO);
+RTRS_INJECTABLE(rtrs_env_buf_alloc, ERRNO);
 
 void rtrs_env_buf_free(struct rtrs_env_dev *dev, struct rtrs_env_buf *buf)
 {
@@ -178,8 +177,8 @@ struct rtrs_env_mr {
 	struct ib_mr *mr;
 };
 
-noinline struct rtrs_env_mr *rtrs_env_mr_alloc(struct rtrs_env_dev *dev, const __UINT64_TYPE__ *dma, unsigned int n,
-				      u32 size, struct rtrs_env_mr_info *info)
+RTRS_INJECTABLE_FN struct rtrs_env_mr *rtrs_env_mr_alloc(struct rtrs_env_dev *dev, const __UINT64_TYPE__ *dma, unsigned int n,
+							 u32 size, struct rtrs_env_mr_info *info)
 {
 	struct rtrs_env_mr *m;
 	struct sg_table sgt;
@@ -215,7 +214,7 @@ free:
 	kfree(m);
 	return NULL;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_mr_alloc, NULL);
+RTRS_INJECTABLE(rtrs_env_mr_alloc, NULL);
 
 void rtrs_env_mr_free(struct rtrs_env_mr *m)
 {
@@ -231,7 +230,7 @@ u32 rtrs_env_mr_next_rkey(struct rtrs_env_mr *m)
 
 /* --- connection requests ---------------------------------------------------------- */
 
-noinline int rtrs_env_cm_accept(struct rtrs_env_cm *cm, const void *priv, unsigned int len)
+RTRS_INJECTABLE_FN int rtrs_env_cm_accept(struct rtrs_env_cm *cm, const void *priv, unsigned int len)
 {
 	struct rdma_conn_param param = {
 		.rnr_retry_count = 7,
@@ -241,7 +240,7 @@ noinline int rtrs_env_cm_accept(struct rtrs_env_cm *cm, const void *priv, unsign
 
 	return rdma_accept(to_cm_id(cm), &param);
 }
-ALLOW_ERROR_INJECTION(rtrs_env_cm_accept, ERRNO);
+RTRS_INJECTABLE(rtrs_env_cm_accept, ERRNO);
 
 void rtrs_env_cm_reject(struct rtrs_env_cm *cm, const void *priv, unsigned int len)
 {
@@ -308,9 +307,9 @@ static void rtrs_glue_qp_event(struct ib_event *ev, void *ctx)
  * The queues get one more of each than the core counts: ib_drain_qp()
  * posts a request of its own on each.
  */
-noinline struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *cm, struct rtrs_env_dev *dev,
-					 const struct rtrs_env_con_sizes *sizes,
-					 struct rtrs_env_lock *io_lock, void *core_con)
+RTRS_INJECTABLE_FN struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *cm, struct rtrs_env_dev *dev,
+							    const struct rtrs_env_con_sizes *sizes,
+							    struct rtrs_env_lock *io_lock, void *core_con)
 {
 	struct rdma_cm_id *cm_id = to_cm_id(cm);
 	struct ib_qp_init_attr qp = {};
@@ -357,7 +356,7 @@ free:
 	kfree(con);
 	return NULL;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_con_create, NULL);
+RTRS_INJECTABLE(rtrs_env_con_create, NULL);
 
 void rtrs_env_con_disconnect(struct rtrs_env_con *con)
 {
@@ -392,7 +391,7 @@ union rtrs_glue_wr {
 	struct ib_reg_wr reg;
 };
 
-noinline int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, unsigned int n)
+RTRS_INJECTABLE_FN int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, unsigned int n)
 {
 	union rtrs_glue_wr chain[RTRS_ENV_MAX_CHAIN];
 	struct ib_sge sge[RTRS_ENV_MAX_CHAIN];
@@ -451,10 +450,10 @@ noinline int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_
 	}
 	return ib_post_send(con->qp, &chain[0].send, NULL);
 }
-ALLOW_ERROR_INJECTION(rtrs_env_post_send, ERRNO);
+RTRS_INJECTABLE(rtrs_env_post_send, ERRNO);
 
-noinline int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *buf,
-		       struct rtrs_core_cqe *cqe, unsigned int count)
+RTRS_INJECTABLE_FN int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *buf,
+					  struct rtrs_core_cqe *cqe, unsigned int count)
 {
 	struct ib_sge sge;
 	struct ib_recv_wr wr = { .wr_cqe = rtrs_glue_cqe(cqe) };
@@ -475,7 +474,7 @@ noinline int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *b
 	}
 	return 0;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_post_recv, ERRNO);
+RTRS_INJECTABLE(rtrs_env_post_recv, ERRNO);
 
 /* --- RDMA CM events -------------------------------------------------------------- */
 
