@@ -3,6 +3,7 @@
 #   make -C /lib/modules/<version>/build M=$PWD modules
 # KVER picks the kernel (default: the running one if its headers exist,
 # otherwise the newest installed headers); KDIR overrides the build folder.
+# RTRS_TEST_BUILD=1 builds the test variant (see Kbuild).
 
 KVER ?= $(shell v=$$(uname -r); if [ -d /lib/modules/$$v/build ]; then echo $$v; \
 	else ls -1 /lib/modules 2>/dev/null | while read k; do \

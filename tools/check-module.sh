@@ -4,9 +4,16 @@
 #  - every undefined symbol is exported by that kernel (Module.symvers), so
 #    nothing of libstdc++, libgcc or the C++ ABI slipped in;
 #  - modinfo shows license, description, version and the four parameters;
-#  - it exports the six rtrs_srv_* functions and nothing else.
-# Usage: check-module.sh KVER KO
+#  - it exports the six rtrs_srv_* functions and nothing else;
+#  - it is the variant it should be (Kbuild's RTRS_TEST_BUILD): the test
+#    variant (tools/build-module.sh) says so in modinfo (test_build) and, on
+#    a kernel with CONFIG_FUNCTION_ERROR_INJECTION, has fail_function entries
+#    (section _error_injection_whitelist); with --shipped (what DKMS builds)
+#    it has neither, and no rtrs-null.ko lies beside it.
+# Usage: check-module.sh [--shipped] KVER KO
 set -eu
+shipped=0
+[ "${1:-}" = --shipped ] && { shipped=1; shift; }
 kver=$1 ko=$2
 symvers=/lib/modules/$kver/build/Module.symvers
 fail=0
@@ -47,5 +54,26 @@ if [ "$got" = "$want" ]; then
 else
 	echo "FAIL: exports are '$got', expected '$want'" >&2
 	fail=1
+fi
+marker=$(printf '%s\n' "$info" | grep '^test_build:' || true)
+entries=$(readelf -SW "$ko" | grep -c ' _error_injection_whitelist ' || true)
+config=/lib/modules/$kver/build/.config
+if [ $shipped = 1 ]; then
+	[ -z "$marker" ] && echo "ok: shipped variant: modinfo has no test_build" ||
+		{ echo "FAIL: shipped variant, but modinfo says $marker" >&2; fail=1; }
+	[ "$entries" -eq 0 ] && echo "ok: shipped variant: no _error_injection_whitelist section" ||
+		{ echo "FAIL: shipped variant, but it has fail_function entries (_error_injection_whitelist)" >&2; fail=1; }
+	null=$(ls "$(dirname "$ko")"/rtrs-null.ko* 2>/dev/null || true)
+	[ -z "$null" ] && echo "ok: shipped variant: no rtrs-null.ko beside it" ||
+		{ echo "FAIL: shipped variant, but $null lies beside it" >&2; fail=1; }
+else
+	[ -n "$marker" ] && echo "ok: test variant: $marker" ||
+		{ echo "FAIL: modinfo has no test_build: not the test variant (make RTRS_TEST_BUILD=1)" >&2; fail=1; }
+	if grep -q '^CONFIG_FUNCTION_ERROR_INJECTION=y' "$config" 2>/dev/null; then
+		[ "$entries" -eq 1 ] && echo "ok: test variant: fail_function entries (_error_injection_whitelist)" ||
+			{ echo "FAIL: test variant without fail_function entries on a kernel that has them" >&2; fail=1; }
+	else
+		echo "ok: $kver has no CONFIG_FUNCTION_ERROR_INJECTION: no fail_function entries expected"
+	fi
 fi
 exit $fail

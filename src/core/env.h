@@ -268,8 +268,11 @@ int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *buf,
 /* --- the listener ----------------------------------------------------------------- */
 
 /*
- * Listens for RDMA CM connection requests on port (any address, IPv4 and
- * IPv6); each reaches rtrs_core_on_connect_request(core_server, ...).
+ * Listens for RDMA CM connection requests on port, as upstream's server
+ * does: on any IP address (IPv4 and IPv6, RDMA_PS_TCP) and on any native IB
+ * address (AF_IB, RDMA_PS_IB, service id from port); fails if either
+ * cannot listen. Requests from both reach
+ * rtrs_core_on_connect_request(core_server, ...).
  */
 struct rtrs_env_listener;
 int rtrs_env_listen(void *core_server, __UINT16_TYPE__ port, struct rtrs_env_listener **out);

@@ -8,7 +8,6 @@
 
 #include <linux/bug.h>
 #include <linux/completion.h>
-#include <linux/error-injection.h>
 #include <linux/gfp.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
@@ -27,19 +26,19 @@
 /* --- src/rt/env.h ------------------------------------------------------------- */
 
 /*
- * A function of its own, so that fail_function can make it fail. The core
- * sizes some arrays from what a peer asks for (a queue depth of 32768 makes
- * arrays of more than a megabyte): those come from vmalloc when the slab
- * cannot give them, and a failure is the caller's to report (a refusal),
- * never the page allocator's warning.
+ * A function of its own, so that fail_function can make it fail (in the
+ * test build). The core sizes some arrays from what a peer asks for (a
+ * queue depth of 32768 makes arrays of more than a megabyte): those come
+ * from vmalloc when the slab cannot give them, and a failure is the
+ * caller's to report (a refusal), never the page allocator's warning.
  */
-noinline void *rtrs_env_alloc(size_t size, unsigned int gfp)
+RTRS_INJECTABLE_FN void *rtrs_env_alloc(size_t size, unsigned int gfp)
 {
 	if (gfp == RTRS_ENV_GFP_ATOMIC)
 		return kzalloc(size, GFP_ATOMIC | __GFP_NOWARN);
 	return kvzalloc(size, GFP_KERNEL | __GFP_NOWARN);
 }
-ALLOW_ERROR_INJECTION(rtrs_env_alloc, NULL);
+RTRS_INJECTABLE(rtrs_env_alloc, NULL);
 
 void rtrs_env_free(void *ptr)
 {
@@ -291,14 +290,14 @@ void rtrs_env_waiter_free(struct rtrs_env_waiter *w)
  * (the core refuses the session and says why) and without retrying until
  * the OOM killer runs.
  */
-noinline void *rtrs_env_chunk_alloc(u32 size)
+RTRS_INJECTABLE_FN void *rtrs_env_chunk_alloc(u32 size)
 {
 	struct page *page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
 					__GFP_RETRY_MAYFAIL, get_order(size));
 
 	return page ? page_address(page) : NULL;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_chunk_alloc, NULL);
+RTRS_INJECTABLE(rtrs_env_chunk_alloc, NULL);
 
 void rtrs_env_chunk_free(void *chunk, u32 size)
 {

@@ -5,12 +5,11 @@
  * requests built from the core's descriptors, and the three kinds of kernel
  * events that come back: RDMA CM events, completions, device removal. Each
  * event goes to the core as it is; the core decides what follows.
- * The calls that can fail are noinline and ALLOW_ERROR_INJECTION: the fault
- * suite (test/fault) makes each fail in turn through fail_function.
+ * The calls that can fail are RTRS_INJECTABLE (glue.h): in the test build
+ * the fault suite (test/fault) makes each fail in turn through fail_function.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/error-injection.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/slab.h>
@@ -34,9 +33,11 @@ enum rtrs_glue_cm_kind {
 	RTRS_GLUE_CON = 0x434f4e4e,		/* "CONN" */
 };
 
+/* Two ids, as upstream's server has: IP (RDMA_PS_TCP) and native IB (RDMA_PS_IB). */
 struct rtrs_env_listener {
 	enum rtrs_glue_cm_kind kind;
-	struct rdma_cm_id *id;
+	struct rdma_cm_id *ip_id;
+	struct rdma_cm_id *ib_id;
 	void *core_server;
 };
 
@@ -62,7 +63,7 @@ static struct rdma_cm_id *to_cm_id(struct rtrs_env_cm *cm)
 
 /* --- devices -------------------------------------------------------------------- */
 
-noinline struct rtrs_env_dev *rtrs_env_dev_open(void *ib_dev, struct rtrs_env_dev_attrs *attrs)
+RTRS_INJECTABLE_FN struct rtrs_env_dev *rtrs_env_dev_open(void *ib_dev, struct rtrs_env_dev_attrs *attrs)
 {
 	struct ib_device *ibd = ib_dev;
 	struct rtrs_env_dev *dev;
@@ -86,7 +87,7 @@ noinline struct rtrs_env_dev *rtrs_env_dev_open(void *ib_dev, struct rtrs_env_de
 	attrs->num_comp_vectors = ibd->num_comp_vectors;
 	return dev;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_dev_open, NULL);
+RTRS_INJECTABLE(rtrs_env_dev_open, NULL);
 
 void rtrs_env_dev_close(struct rtrs_env_dev *dev)
 {
@@ -109,13 +110,13 @@ static enum dma_data_direction rtrs_glue_dir(enum rtrs_env_dma_dir dir)
 }
 
 /* One mapping per chunk, so that a sync of a chunk is a sync of a mapping. */
-noinline __UINT64_TYPE__ rtrs_env_dma_map_chunk(struct rtrs_env_dev *dev, void *chunk, u32 size)
+RTRS_INJECTABLE_FN __UINT64_TYPE__ rtrs_env_dma_map_chunk(struct rtrs_env_dev *dev, void *chunk, u32 size)
 {
 	u64 dma = ib_dma_map_page(dev->ib_dev, virt_to_page(chunk), 0, size, DMA_BIDIRECTIONAL);
 
 	return ib_dma_mapping_error(dev->ib_dev, dma) ? 0 : dma;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_dma_map_chunk, NULL);
+RTRS_INJECTABLE(rtrs_env_dma_map_chunk, NULL);
 
 void rtrs_env_dma_unmap_chunk(struct rtrs_env_dev *dev, __UINT64_TYPE__ dma, u32 size)
 {
@@ -132,8 +133,8 @@ void rtrs_env_dma_sync_for_device(struct rtrs_env_dev *dev, __UINT64_TYPE__ dma,
 	ib_dma_sync_single_for_device(dev->ib_dev, dma, len, DMA_BIDIRECTIONAL);
 }
 
-noinline int rtrs_env_buf_alloc(struct rtrs_env_dev *dev, u32 len, enum rtrs_env_dma_dir dir,
-		       struct rtrs_env_buf *buf)
+RTRS_INJECTABLE_FN int rtrs_env_buf_alloc(struct rtrs_env_dev *dev, u32 len, enum rtrs_env_dma_dir dir,
+					  struct rtrs_env_buf *buf)
 {
 	void *cpu = kzalloc(len, GFP_KERNEL);
 	u64 dma;
@@ -151,7 +152,7 @@ noinline int rtrs_env_buf_alloc(struct rtrs_env_dev *dev, u32 len, enum rtrs_env
 	buf->dir = dir;
 	return 0;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_buf_alloc, ERRNO);
+RTRS_INJECTABLE(rtrs_env_buf_alloc, ERRNO);
 
 void rtrs_env_buf_free(struct rtrs_env_dev *dev, struct rtrs_env_buf *buf)
 {
@@ -176,8 +177,8 @@ struct rtrs_env_mr {
 	struct ib_mr *mr;
 };
 
-noinline struct rtrs_env_mr *rtrs_env_mr_alloc(struct rtrs_env_dev *dev, const __UINT64_TYPE__ *dma, unsigned int n,
-				      u32 size, struct rtrs_env_mr_info *info)
+RTRS_INJECTABLE_FN struct rtrs_env_mr *rtrs_env_mr_alloc(struct rtrs_env_dev *dev, const __UINT64_TYPE__ *dma, unsigned int n,
+							 u32 size, struct rtrs_env_mr_info *info)
 {
 	struct rtrs_env_mr *m;
 	struct sg_table sgt;
@@ -213,7 +214,7 @@ free:
 	kfree(m);
 	return NULL;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_mr_alloc, NULL);
+RTRS_INJECTABLE(rtrs_env_mr_alloc, NULL);
 
 void rtrs_env_mr_free(struct rtrs_env_mr *m)
 {
@@ -229,7 +230,7 @@ u32 rtrs_env_mr_next_rkey(struct rtrs_env_mr *m)
 
 /* --- connection requests ---------------------------------------------------------- */
 
-noinline int rtrs_env_cm_accept(struct rtrs_env_cm *cm, const void *priv, unsigned int len)
+RTRS_INJECTABLE_FN int rtrs_env_cm_accept(struct rtrs_env_cm *cm, const void *priv, unsigned int len)
 {
 	struct rdma_conn_param param = {
 		.rnr_retry_count = 7,
@@ -239,7 +240,7 @@ noinline int rtrs_env_cm_accept(struct rtrs_env_cm *cm, const void *priv, unsign
 
 	return rdma_accept(to_cm_id(cm), &param);
 }
-ALLOW_ERROR_INJECTION(rtrs_env_cm_accept, ERRNO);
+RTRS_INJECTABLE(rtrs_env_cm_accept, ERRNO);
 
 void rtrs_env_cm_reject(struct rtrs_env_cm *cm, const void *priv, unsigned int len)
 {
@@ -303,9 +304,9 @@ static void rtrs_glue_qp_event(struct ib_event *ev, void *ctx)
 }
 
 /* The sizes are the core's, ib_drain_qp()'s own work requests included. */
-noinline struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *cm, struct rtrs_env_dev *dev,
-					 const struct rtrs_env_con_sizes *sizes,
-					 struct rtrs_env_lock *io_lock, void *core_con)
+RTRS_INJECTABLE_FN struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *cm, struct rtrs_env_dev *dev,
+							    const struct rtrs_env_con_sizes *sizes,
+							    struct rtrs_env_lock *io_lock, void *core_con)
 {
 	struct rdma_cm_id *cm_id = to_cm_id(cm);
 	struct ib_qp_init_attr qp = {};
@@ -352,7 +353,7 @@ free:
 	kfree(con);
 	return NULL;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_con_create, NULL);
+RTRS_INJECTABLE(rtrs_env_con_create, NULL);
 
 void rtrs_env_con_disconnect(struct rtrs_env_con *con)
 {
@@ -387,7 +388,7 @@ union rtrs_glue_wr {
 	struct ib_reg_wr reg;
 };
 
-noinline int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, unsigned int n)
+RTRS_INJECTABLE_FN int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, unsigned int n)
 {
 	union rtrs_glue_wr chain[RTRS_ENV_MAX_CHAIN];
 	struct ib_sge sge[RTRS_ENV_MAX_CHAIN];
@@ -446,10 +447,10 @@ noinline int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_
 	}
 	return ib_post_send(con->qp, &chain[0].send, NULL);
 }
-ALLOW_ERROR_INJECTION(rtrs_env_post_send, ERRNO);
+RTRS_INJECTABLE(rtrs_env_post_send, ERRNO);
 
-noinline int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *buf,
-		       struct rtrs_core_cqe *cqe, unsigned int count)
+RTRS_INJECTABLE_FN int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *buf,
+					  struct rtrs_core_cqe *cqe, unsigned int count)
 {
 	struct ib_sge sge;
 	struct ib_recv_wr wr = { .wr_cqe = rtrs_glue_cqe(cqe) };
@@ -470,7 +471,7 @@ noinline int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *b
 	}
 	return 0;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_post_recv, ERRNO);
+RTRS_INJECTABLE(rtrs_env_post_recv, ERRNO);
 
 /* --- RDMA CM events -------------------------------------------------------------- */
 
@@ -547,13 +548,47 @@ static int rtrs_glue_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
+static struct rdma_cm_id *rtrs_glue_listen_one(struct rtrs_env_listener *l, struct sockaddr *addr,
+						enum rdma_ucm_port_space ps, const char *what, u16 port)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	id = rdma_create_id(&init_net, rtrs_glue_cm_handler, l, ps, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		pr_err("cannot create the %s listener: %ld\n", what, PTR_ERR(id));
+		return id;
+	}
+	err = rdma_bind_addr(id, addr);
+	if (err) {
+		pr_err("cannot bind the %s listener to port %u: %d\n", what, port, err);
+		goto destroy;
+	}
+	err = rdma_listen(id, 64);
+	if (err) {
+		pr_err("cannot listen on %s port %u: %d\n", what, port, err);
+		goto destroy;
+	}
+	return id;
+destroy:
+	rdma_destroy_id(id);
+	return ERR_PTR(err);
+}
+
 int rtrs_env_listen(void *core_server, u16 port, struct rtrs_env_listener **out)
 {
 	/* in6addr_any takes IPv4 clients too (bindv6only is off by default). */
-	struct sockaddr_in6 any = {
+	struct sockaddr_in6 ip_any = {
 		.sin6_family = AF_INET6,
 		.sin6_addr = IN6ADDR_ANY_INIT,
 		.sin6_port = htons(port),
+	};
+	/* Any GID, any P_Key; the service id is the IB port space's plus port. */
+	struct sockaddr_ib ib_any = {
+		.sib_family = AF_IB,
+		.sib_pkey = cpu_to_be16(0xffff),
+		.sib_sid = cpu_to_be64(RDMA_IB_IP_PS_IB | port),
+		.sib_sid_mask = cpu_to_be64(~0ULL),
 	};
 	struct rtrs_env_listener *l;
 	int err;
@@ -563,25 +598,19 @@ int rtrs_env_listen(void *core_server, u16 port, struct rtrs_env_listener **out)
 		return -ENOMEM;
 	l->kind = RTRS_GLUE_LISTENER;
 	l->core_server = core_server;
-	l->id = rdma_create_id(&init_net, rtrs_glue_cm_handler, l, RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(l->id)) {
-		err = PTR_ERR(l->id);
+	l->ip_id = rtrs_glue_listen_one(l, (struct sockaddr *)&ip_any, RDMA_PS_TCP, "IP", port);
+	if (IS_ERR(l->ip_id)) {
+		err = PTR_ERR(l->ip_id);
 		goto free;
 	}
-	err = rdma_bind_addr(l->id, (struct sockaddr *)&any);
-	if (err) {
-		pr_err("cannot bind to port %u: %d\n", port, err);
-		goto destroy;
-	}
-	err = rdma_listen(l->id, 64);
-	if (err) {
-		pr_err("cannot listen on port %u: %d\n", port, err);
-		goto destroy;
+	l->ib_id = rtrs_glue_listen_one(l, (struct sockaddr *)&ib_any, RDMA_PS_IB, "IB", port);
+	if (IS_ERR(l->ib_id)) {
+		err = PTR_ERR(l->ib_id);
+		rdma_destroy_id(l->ip_id);
+		goto free;
 	}
 	*out = l;
 	return 0;
-destroy:
-	rdma_destroy_id(l->id);
 free:
 	kfree(l);
 	return err;
@@ -589,8 +618,9 @@ free:
 
 void rtrs_env_listen_stop(struct rtrs_env_listener *l)
 {
-	/* Waits for connection request handlers still running on it. */
-	rdma_destroy_id(l->id);
+	/* Each waits for connection request handlers still running on it. */
+	rdma_destroy_id(l->ib_id);
+	rdma_destroy_id(l->ip_id);
 	kfree(l);
 }
 

@@ -8,14 +8,13 @@
  * delays each by seconds): no memory holding a kobject is freed otherwise.
  * The files' show and store ask the core; they can only run while the file
  * exists, and kobject_del() waits for those running.
- * The calls that can fail are noinline and ALLOW_ERROR_INJECTION: the fault
- * suite (test/fault) makes each fail in turn through fail_function.
+ * The calls that can fail are RTRS_INJECTABLE (glue.h): in the test build
+ * the fault suite (test/fault) makes each fail in turn through fail_function.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
 #include <linux/err.h>
-#include <linux/error-injection.h>
 #include <linux/module.h>
 #include <linux/kobject.h>
 #include <linux/slab.h>
@@ -65,7 +64,7 @@ static void rtrs_glue_sess_release(struct device *dev)
 	rtrs_glue_sysfs_released();
 }
 
-noinline int rtrs_env_sysfs_sess_add(const char *name, struct rtrs_env_sysfs_sess **out)
+RTRS_INJECTABLE_FN int rtrs_env_sysfs_sess_add(const char *name, struct rtrs_env_sysfs_sess **out)
 {
 	struct rtrs_env_sysfs_sess *s;
 	int err;
@@ -100,7 +99,7 @@ put:
 	put_device(&s->dev);
 	return err;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_sysfs_sess_add, ERRNO);
+RTRS_INJECTABLE(rtrs_env_sysfs_sess_add, ERRNO);
 
 void rtrs_env_sysfs_sess_del(struct rtrs_env_sysfs_sess *s)
 {
@@ -221,8 +220,8 @@ static struct kobj_type rtrs_glue_stats_ktype = {
 	.default_groups = rtrs_glue_stats_groups,
 };
 
-noinline int rtrs_env_sysfs_path_add(struct rtrs_env_sysfs_sess *s, const char *name, void *core_path,
-			    struct rtrs_env_sysfs_path **out)
+RTRS_INJECTABLE_FN int rtrs_env_sysfs_path_add(struct rtrs_env_sysfs_sess *s, const char *name, void *core_path,
+					       struct rtrs_env_sysfs_path **out)
 {
 	struct rtrs_env_sysfs_path *p;
 	struct rtrs_glue_stats *st;
@@ -258,7 +257,7 @@ put_path:
 	kobject_put(&p->kobj);
 	return err;
 }
-ALLOW_ERROR_INJECTION(rtrs_env_sysfs_path_add, ERRNO);
+RTRS_INJECTABLE(rtrs_env_sysfs_path_add, ERRNO);
 
 void rtrs_env_sysfs_path_del(struct rtrs_env_sysfs_path *p)
 {

@@ -11,6 +11,22 @@
 #include "core/env.h"
 #include "core/rtrs_core.h"
 
+/*
+ * The glue's fallible calls, in the test build only (make RTRS_TEST_BUILD=1):
+ * RTRS_INJECTABLE_FN before the definition keeps the function out of line
+ * and RTRS_INJECTABLE(fn, type) after it lets fail_function make it fail
+ * (type: NULL or ERRNO, as for ALLOW_ERROR_INJECTION). In the shipped build
+ * both are nothing.
+ */
+#ifdef RTRS_TEST_BUILD
+#include <linux/error-injection.h>
+#define RTRS_INJECTABLE_FN noinline
+#define RTRS_INJECTABLE(fn, type) ALLOW_ERROR_INJECTION(fn, type)
+#else
+#define RTRS_INJECTABLE_FN
+#define RTRS_INJECTABLE(fn, type) static_assert(1, "no error injection")
+#endif
+
 /* env_base.c: the module's workqueue. */
 int rtrs_glue_base_init(void);
 void rtrs_glue_base_exit(void);

@@ -21,6 +21,10 @@
 MODULE_DESCRIPTION("RDMA Transport (RTRS) server, out-of-tree C++ implementation");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(RTRS_SERVER_VERSION);
+#ifdef RTRS_TEST_BUILD
+/* modinfo tells the test variant from the shipped one (tools/check-module.sh). */
+MODULE_INFO(test_build, "fail_function entry points; for the test suites only");
+#endif
 
 /* Names, types, permissions and defaults are the upstream server's. */
 static bool always_invalidate = true;

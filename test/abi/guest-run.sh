@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Runs the ABI suite inside the guest: sets up two soft-RoCE devices on two
-# dummy interfaces, loads rtrs-server and rtrs-null, runs the suite, then
-# the unload test on its own, and checks that nothing is left.
+# dummy interfaces, loads rtrs-server and rtrs-null, checks the listeners
+# (listeners.py), runs the suite, then the unload test on its own, and checks
+# that nothing is left.
 # Usage: guest-run.sh MODULE_DIR ABI_TEST_BINARY CLIENT_BINARY [gtest args]
 set -euo pipefail
 moddir=$1 tests=$2 client=$3
@@ -20,6 +21,8 @@ insmod "$moddir/rtrs-null.ko"
 
 export RTRS_CLIENT=$client
 status=0
+echo "== listeners: IP (ps TCP) and native IB (ps IB) on every device, as upstream's"
+python3 "$(dirname "$0")/listeners.py" 1234 || status=1
 "$tests" --gtest_filter='-Unload.*' "$@" || status=1
 echo "== unload with live sessions"
 "$tests" --gtest_filter='Unload.*' "$@" || status=1

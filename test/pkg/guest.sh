@@ -2,17 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # The package test, in the QEMU guest (see test/pkg/run.sh): installs
 # rtrs-server-dkms and rtrs-server-tools with dpkg -i, so that DKMS builds
-# the modules for the booted kernel; loads them with modprobe; opens a
+# the module for the booted kernel; checks that the package has nothing of
+# the test build in it (no rtrs-null, no fail_function entries: the shipped
+# variant, tools/check-module.sh --shipped); loads it with modprobe, and
+# rtrs-null.ko of the test build (NULL_KO) on top as the upper layer; opens a
 # two-path session with rtrs-client over two soft-RoCE devices; checks
 # rtrs-srv against sysfs (list -j field by field, the table, show, the
 # errors and their exit statuses, disconnect, reset-stats); unloads; purges
 # the packages and checks that nothing is left.
-# Usage (inside the guest): guest.sh DEB_DIR CLIENT_BINARY [RESULTS_DIR]
-#   RESULTS_DIR, if given, gets the dpkg output and DKMS's make.log.
+# Usage (inside the guest): guest.sh DEB_DIR CLIENT_BINARY NULL_KO [RESULTS_DIR]
+#   NULL_KO: rtrs-null.ko of the test build for the booted kernel
+#   (tools/build-module.sh); RESULTS_DIR, if given, gets the dpkg output and
+#   DKMS's make.log.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../guest/lib.sh"
-debdir=$1 client=$2 results=${3:-}
+debdir=$1 client=$2 null_ko=$3 results=${4:-}
 kver=$(uname -r)
 class=/sys/class/rtrs-server
 session=pkgtest
@@ -95,6 +100,16 @@ tools_deb=$(ls "$debdir"/rtrs-server-tools_*_amd64.deb 2>/dev/null)
 version=$(dpkg-deb -f "$dkms_deb" Version)
 upstream=${version%%-*}
 echo "rtrs-server $version: $(basename "$dkms_deb") $(basename "$tools_deb")"
+[ -f "$null_ko" ] || abort "rtrs-null.ko of the test build at '$null_ko'"
+
+echo "== the package has nothing of the test build"
+dpkg-deb -c "$dkms_deb" >$log/dkms-files
+check "rtrs-server-dkms has no rtrs-null source ($(grep -Ec 'src/null|rtrs[-_]null' $log/dkms-files) entries)" \
+	sh -c "! grep -Eq 'src/null|rtrs[-_]null' $log/dkms-files"
+dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xO --wildcards '*/dkms.conf' >$log/dkms.conf
+check "its dkms.conf builds rtrs-server alone" \
+	test "$(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"$/\1/p' $log/dkms.conf)" = rtrs-server
+check "its dkms.conf does not ask for the test build" sh -c "! grep -q '^MAKE.*RTRS_TEST_BUILD' $log/dkms.conf"
 
 echo "== before: a clean system"
 check "dkms is installed" installed dkms
@@ -143,15 +158,26 @@ done
 check "the sources are in /usr/src/rtrs-server-$upstream" test -f "/usr/src/rtrs-server-$upstream/dkms.conf"
 dkms status
 check "dkms status: rtrs-server/$upstream installed for $kver" dkms_installed
-for m in rtrs-server rtrs-null; do
-	f=$(ls /lib/modules/"$kver"/updates/dkms/$m.ko* 2>/dev/null)
-	check "$m: module file under /lib/modules/$kver/updates/dkms ($f)" test -n "$f"
-	f=$(modinfo -n $m 2>&1)
-	check "$m: modinfo -n points into updates/dkms ($f)" \
-		test "${f#/lib/modules/"$kver"/updates/dkms/}" != "$f"
-	vm=$(modinfo -F vermagic $m 2>&1)
-	check "$m: vermagic is $kver ($vm)" test "${vm%% *}" = "$kver"
-done
+m=rtrs-server
+f=$(ls /lib/modules/"$kver"/updates/dkms/$m.ko* 2>/dev/null)
+check "$m: module file under /lib/modules/$kver/updates/dkms ($f)" test -n "$f"
+f=$(modinfo -n $m 2>&1)
+check "$m: modinfo -n points into updates/dkms ($f)" \
+	test "${f#/lib/modules/"$kver"/updates/dkms/}" != "$f"
+vm=$(modinfo -F vermagic $m 2>&1)
+check "$m: vermagic is $kver ($vm)" test "${vm%% *}" = "$kver"
+check "no rtrs-null module file ($(module_files | tr '\n' ' '))" test -z "$(module_files | grep null)"
+check "modprobe does not find rtrs-null" sh -c '! modinfo -n rtrs-null >/dev/null 2>&1'
+ko=$(ls /lib/modules/"$kver"/updates/dkms/rtrs-server.ko* 2>/dev/null | head -n 1)
+case $ko in
+*.xz) xz -dc "$ko" >$log/rtrs-server.ko; ko=$log/rtrs-server.ko ;;
+*.zst) zstd -qdc "$ko" >$log/rtrs-server.ko; ko=$log/rtrs-server.ko ;;
+esac
+"$here/../../tools/check-module.sh" --shipped "$kver" "$ko" >$log/check-module 2>&1
+rc=$?
+sed 's/^/  /' $log/check-module
+check "DKMS's rtrs-server.ko is the shipped variant (tools/check-module.sh --shipped, above: exit $rc)" \
+	test $rc -eq 0
 check "rtrs-srv is /usr/sbin/rtrs-srv" test "$(command -v rtrs-srv)" = /usr/sbin/rtrs-srv
 # The metrics timer (node_exporter's textfile collector): installed, not enabled.
 check "the metrics service and timer are installed" \
@@ -171,7 +197,7 @@ check "$class exists" test -d $class
 srcv=$(modinfo -F srcversion rtrs-server 2>/dev/null)
 check "the loaded rtrs_server is the DKMS one (srcversion $srcv)" \
 	test -n "$srcv" -a "$(cat /sys/module/rtrs_server/srcversion 2>/dev/null)" = "$srcv"
-check "modprobe rtrs-null" modprobe rtrs-null
+check "insmod rtrs-null.ko of the test build, on the DKMS module" insmod "$null_ko"
 check "rtrs_null is loaded" test -d /sys/module/rtrs_null
 run_ok "rtrs-srv list with no sessions" rtrs-srv list
 run_ok "rtrs-srv list -j with no sessions" rtrs-srv list -j
@@ -292,7 +318,8 @@ run_ok "rtrs-srv list -j: no sessions" rtrs-srv list -j
 check "list -j is [] again" test "$(cat $log/out)" = "[]"
 
 echo "== modprobe -r"
-check "modprobe -r rtrs-null rtrs-server" modprobe -r rtrs-null rtrs-server
+check "rmmod rtrs_null" rmmod rtrs_null
+check "modprobe -r rtrs-server" modprobe -r rtrs-server
 check "$class gone" test ! -e $class
 check "no rtrs module loaded" sh -c '! lsmod | grep -q "^rtrs_"'
 

@@ -9,8 +9,10 @@
 #
 # Usage: test/pkg/run.sh [--build-only | --prebuilt] KVER BUILD_DIR CLIENT_BINARY
 #   BUILD_DIR   a folder of this test's own (one per kernel if tests run in
-#               parallel): deb/ (the packages), deb.log, vm/ (the guest's
-#               results: console.log, dmesg.txt, dpkg and DKMS logs)
+#               parallel): deb/ (the packages), deb.log, test-module/ (the
+#               test build, for its rtrs-null.ko: the package has none), vm/
+#               (the guest's results: console.log, dmesg.txt, dpkg and DKMS
+#               logs)
 #   --build-only  build the packages, boot nothing (ctest's pkg.build.KVER,
 #               which runs beside the guests)
 #   --prebuilt  boot with the packages a --build-only run left in BUILD_DIR
@@ -80,7 +82,14 @@ if [ "$mode" != guest ]; then
 		exit 1
 	fi
 	echo "run.sh: packages built in $(($(date +%s) - t0)) s:"
+	# The guest's upper layer: rtrs-null.ko, which only the test build makes.
+	if ! "$top/tools/build-module.sh" "$kver" "$build/test-module" >"$build/test-module.log" 2>&1; then
+		tail -n 40 "$build/test-module.log"
+		echo "run.sh: the test build of the module failed (see $build/test-module.log)" >&2
+		exit 1
+	fi
 fi
+[ -f "$build/test-module/rtrs-null.ko" ] || { echo "run.sh: no $build/test-module/rtrs-null.ko" >&2; exit 1; }
 ls -1 "$deb"/*.deb || { echo "run.sh: no packages in $deb" >&2; exit 1; }
 [ "$mode" = build ] && exit 0
 
@@ -88,4 +97,4 @@ out=$build/vm
 rm -rf "$out"
 cd "$top"
 exec "$top/tools/vm/run-guest" --kver "$kver" --out "$out" --timeout 2100 \
-	-- "$here/guest.sh" "$deb" "$client" "$out"
+	-- "$here/guest.sh" "$deb" "$client" "$build/test-module/rtrs-null.ko" "$out"
