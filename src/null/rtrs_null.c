@@ -6,6 +6,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -21,11 +23,45 @@ static ushort port = 1234;
 module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "RDMA CM port to listen on (default: 1234)");
 
+static unsigned int link_delay_ms;
+module_param(link_delay_ms, uint, 0644);
+MODULE_PARM_DESC(link_delay_ms,
+		 "Sleep this long in each CONNECTED event before taking the session (tests; default 0)");
+
+/*
+ * What a session's priv says (rtrs_srv_set_sess_priv): NULL, never told of
+ * it; connected, once its CONNECTED event is done with; gone, after its
+ * DISCONNECTED. No I/O may come unless it is connected (FAILURES.md row
+ * 24): such I/O is counted in early_io and logged (the first lines only).
+ */
+static char rtrs_null_connected, rtrs_null_gone;
+static atomic_t early_io = ATOMIC_INIT(0);
+
+static int early_io_get(char *buf, const struct kernel_param *kp)
+{
+	return sprintf(buf, "%d\n", atomic_read(&early_io));
+}
+
+static const struct kernel_param_ops early_io_ops = {
+	.get = early_io_get,
+};
+module_param_cb(early_io, &early_io_ops, NULL, 0444);
+MODULE_PARM_DESC(early_io,
+		 "I/O requests that came for a session not connected (before CONNECTED or after DISCONNECTED)");
+
 static struct rtrs_srv_ctx *rtrs_null_ctx;
 
 static int rtrs_null_rdma_ev(void *priv, struct rtrs_srv_op *id, void *data,
 			     size_t datalen, const void *usr, size_t usrlen)
 {
+	if (priv != &rtrs_null_connected) {
+		int n = atomic_inc_return(&early_io);
+
+		if (n <= 10)
+			pr_err("I/O for a session %s (%d so far)\n",
+			       priv == &rtrs_null_gone ? "after its DISCONNECTED" :
+			       priv ? "of unknown state" : "before its CONNECTED", n);
+	}
 	/*
 	 * The buffer is the request's chunk: for a write it holds the data
 	 * (dropped), for a read it is what goes back, so zero it.
@@ -42,8 +78,14 @@ static int rtrs_null_link_ev(struct rtrs_srv_sess *sess, enum rtrs_srv_link_ev e
 
 	if (rtrs_srv_get_path_name(sess, name, sizeof(name)))
 		strscpy(name, "?", sizeof(name));
+	if (ev == RTRS_SRV_LINK_EV_CONNECTED && link_delay_ms) {
+		pr_info("session %s: delaying CONNECTED by %u ms\n", name, link_delay_ms);
+		msleep(link_delay_ms);
+	}
 	pr_info("session %s %s\n", name,
 		ev == RTRS_SRV_LINK_EV_CONNECTED ? "connected" : "disconnected");
+	rtrs_srv_set_sess_priv(sess, ev == RTRS_SRV_LINK_EV_CONNECTED ?
+			       &rtrs_null_connected : &rtrs_null_gone);
 	return 0;
 }
 

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <cstring>
+
+#include <arpa/inet.h>
 #include <functional>
 #include <map>
 #include <memory>
@@ -365,6 +367,121 @@ Status busy_chunk(Ctx& c) {
     });
 }
 
+// FAILURES.md row 24: I/O that reaches the server before its answer to the
+// info request, i.e. before the ULP may have been told of the session.
+//
+// The path sends the info request and at once, without waiting for the
+// answer, a zero-length RDMA write with immediate IoReq(chunk 0, kIoData +
+// kIoUsr) on connection 1. A chunk never written holds zeros (a request of
+// type 0, which the server refuses before any ULP call), so with rejoin
+// chunk 0 holds a valid request already: a first path A (first address
+// pair) opens the session and writes to chunk 0 (answered); a second path B
+// (the second pair) makes all its connections; A disconnects, and the
+// session's DISCONNECTED reaches the ULP while B keeps the session; then B
+// sends its info request and the immediate. A ULP that delays its
+// CONNECTED handling (rtrs-null link_delay_ms) makes the window wide.
+//
+// "result: closed" (the server closed the path), "result: io answered
+// before the info response errno=-N" / "... after ..." (the order in which
+// the client saw the two), "result: info answered, io unanswered", or
+// "result: timeout" (neither within kReactMs).
+class ImmSink final : public IoSink {
+public:
+    explicit ImmSink(Path& path) : path_(path) {}
+    void on_io_recv(Con&, const ibv_wc& wc, const uint8_t*) override {
+        // An RDMA write with immediate, or (always_invalidate) a send with
+        // immediate carrying the chunk's new rkey.
+        const bool imm_in = wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM ||
+                            (wc.opcode == IBV_WC_RECV && (wc.wc_flags & IBV_WC_WITH_IMM));
+        if (answered || !imm_in) return;
+        const wire::Imm imm = wire::imm_decode(ntohl(wc.imm_data));
+        if (!imm.is(wire::ImmType::IoRsp) && !imm.is(wire::ImmType::IoRspWithInv)) return;
+        answered = true;
+        before_info = !path_.info_answered();
+        err = static_cast<int>((imm.payload >> wire::kIoRspMsgIdBits) & wire::kIoRspErrnoMask);
+    }
+    void on_io_sent(Con&, uint64_t, const ibv_wc&) override {}
+    bool answered = false, before_info = false;
+    int err = 0;
+
+private:
+    Path& path_;
+};
+
+// How long A's close is given to reach the ULP (its DISCONNECTED) before B
+// goes on: the server's close work runs at once; 3 s is plenty even on the
+// debug kernel.
+constexpr int kCloseSettleMs = 3000;
+
+Status io_before_info(Ctx& c, bool rejoin) {
+    const wire::Uuid paths_uuid = random_uuid();
+    std::unique_ptr<Path> a;
+    if (rejoin) {
+        if (!c.cfg.dst2) return Status::error(EINVAL, "this case needs a second --server (path B)");
+        PathConfig pa = c.path_config(2, c.cfg.session);
+        pa.paths_uuid = paths_uuid;
+        pa.io_depth = 2;
+        a = std::make_unique<Path>(c.loop, pa);
+        if (Status s = a->open(); !s.ok()) return Status::error(s.err(), "path A: " + s.msg(), s.kind());
+        if (c.cfg.verbose) std::fprintf(stderr, "A: %s\n", a->summary().c_str());
+        IoEngine eng(*a);
+        if (Status s = eng.init(1, kIoData + kIoUsr + 64, kIoData); !s.ok()) return s;
+        std::optional<IoOutcome> answer;
+        eng.on_done = [&answer](unsigned, const IoOutcome& o) { answer = o; };
+        if (Status s = eng.post_write(0, 1, 0, kIoData, kIoUsr, 0); !s.ok()) return s;
+        Status w = c.loop.wait_for([&] { return answer.has_value() || a->lost(); }, kReactMs,
+                                   "path A's write");
+        if (!answer || answer->err != 0)
+            return Status::error(EIO, answer ? strf("path A's write failed: errno %d",
+                                                    -static_cast<int>(answer->err))
+                                             : "path A's write was not answered: " + w.msg());
+        a->set_io_sink(nullptr);
+    }
+    PathConfig pb = c.path_config(2, c.cfg.session);
+    pb.paths_uuid = paths_uuid;
+    pb.io_depth = 2;
+    if (rejoin) {
+        pb.src = c.cfg.src2;
+        pb.dst = *c.cfg.dst2;
+        pb.first_conn = false;  // a later path of the session (see README.md)
+    }
+    Path b(c.loop, pb);
+    if (Status s = b.connect_all(); !s.ok()) return Status::error(s.err(), "path B: " + s.msg(), s.kind());
+    if (rejoin) {
+        a->close();
+        if (Status s = c.loop.run_for(kCloseSettleMs); !s.ok()) return s;
+        if (b.lost()) {
+            print_result("closed before the info request (" + b.lost_reason() + ")");
+            return {};
+        }
+        if (c.cfg.verbose) std::fprintf(stderr, "A closed; B sends its info request and an I/O immediate\n");
+    }
+    ImmSink sink(b);
+    b.set_io_sink(&sink);
+    if (Status s = b.send_info(info_req(c.cfg.session)); !s.ok()) return s;
+    const uint32_t imm = wire::imm_encode(
+        wire::ImmType::IoReq,
+        wire::io_req_payload(0, kIoData + kIoUsr, wire::chunk_bits(b.params().queue_depth)));
+    if (Status s = b.send_imm(1, imm); !s.ok()) return s;
+    Status s = c.loop.wait_for([&] { return (sink.answered && b.info_answered()) || b.lost(); },
+                               kReactMs, "the server to react");
+    if (!s.ok() && s.err() != ETIMEDOUT) return s;
+    std::string result;
+    if (sink.answered)
+        result = strf("io answered %s the info response errno=%d",
+                      sink.before_info ? "before" : "after", -sink.err);
+    else if (b.lost())
+        result = "closed";
+    else if (b.info_answered())
+        result = "info answered, io unanswered";
+    else
+        result = "timeout";
+    print_result(result);
+    b.set_io_sink(nullptr);
+    b.close();
+    return {};
+}
+
 using CaseFn = std::function<Status(Ctx&)>;
 
 const std::map<std::string, CaseFn>& cases() {
@@ -417,6 +534,8 @@ const std::map<std::string, CaseFn>& cases() {
         {"name-taken", name_taken},
         {"unknown-imm", unknown_imm},
         {"io-busy-chunk", busy_chunk},
+        {"io-before-info", [](Ctx& c) { return io_before_info(c, false); }},
+        {"io-before-info-rejoin", [](Ctx& c) { return io_before_info(c, true); }},
     };
     static const std::map<std::string, CaseFn> all = [] {
         std::map<std::string, CaseFn> t = table;

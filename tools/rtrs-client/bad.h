@@ -16,6 +16,8 @@ struct BadConfig {
     std::string which;
     std::optional<Addr> src;
     Addr dst;
+    // The second path's ends, for the cases of two paths.
+    std::optional<Addr> src2, dst2;
     uint16_t port = 1234;
     std::string session = "rtrs-bad";
     bool verbose = true;

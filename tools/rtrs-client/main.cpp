@@ -34,14 +34,15 @@ void usage(FILE* out) {
                  "                      [--paths-uuid UUID] [--path-uuid UUID (after its --server)]\n"
                  "                      [--no-info | --only-cons K] [--cycles N | --sessions K]\n"
                  "                      [--retry-for SECONDS] [--ack-timeout N]\n"
+                 "                      [--window W | --con-interval-ms MS] (with --no-info/--only-cons)\n"
                  "  rtrs-client io --session NAME --server ADDR [--src ADDR] [--server ADDR [--src ADDR]]...\n"
                  "                 [--port 1234]\n"
                  "                 [--cons M] --reads N --writes N --size BYTES [--usr-len U]\n"
                  "                 [--qd D] [--verify-zero] [--need-inval] [--hold SECONDS]\n"
                  "                 [--duration SECONDS] [--ack-timeout N]\n"
                  "                 [--quiet]\n"
-                 "  rtrs-client bad CASE --server ADDR [--src ADDR] [--port 1234] [--session NAME] "
-                 "[--hold SECONDS] [--quiet]\n"
+                 "  rtrs-client bad CASE --server ADDR [--src ADDR] [--server ADDR [--src ADDR]] [--port 1234]\n"
+                 "                  [--session NAME] [--hold SECONDS] [--quiet]\n"
                  "  rtrs-client cases\n"
                  "Each --server starts a path; a --src that follows it is that path's source.\n"
                  "Exit status: 0 ok, 1 client failure, 2 rejected by the server,\n"
@@ -90,6 +91,7 @@ struct Args {
     bool no_info = false;
     unsigned long only_cons = 0, cycles = 1, sessions = 1, retry_for = 0, duration = 0;
     unsigned long ack_timeout = 0;
+    unsigned long window = 0, con_interval_ms = 0;
 };
 
 int parse(int argc, char** argv, Args* a) {
@@ -159,6 +161,12 @@ int parse(int argc, char** argv, Args* a) {
             if (!parse_uint(v, 4096, &n) || n == 0) return usage_error("--only-cons must be 1..4096");
             a->only_cons = n;
             a->no_info = true;
+        } else if (opt == "--window") {
+            if (!parse_uint(v, 4096, &n) || n == 0) return usage_error("--window must be 1..4096");
+            a->window = n;
+        } else if (opt == "--con-interval-ms") {
+            if (!parse_uint(v, 3600000, &n) || n == 0) return usage_error("bad --con-interval-ms");
+            a->con_interval_ms = n;
         } else if (opt == "--ack-timeout") {
             if (!parse_uint(v, 31, &n) || n == 0) return usage_error("--ack-timeout must be 1..31");
             a->ack_timeout = n;
@@ -249,8 +257,14 @@ int cmd_connect(const Args& a) {
         return usage_error("--sessions makes sessions of their own: no pinned uuids");
     if (a.only_cons > a.cons)
         return usage_error(rc::strf("--only-cons %lu is more than --cons %lu", a.only_cons, a.cons));
+    if ((a.window || a.con_interval_ms) && !a.no_info)
+        return usage_error("--window and --con-interval-ms go with --no-info or --only-cons");
+    if (a.window && a.con_interval_ms)
+        return usage_error("--window and --con-interval-ms exclude each other");
     rc::SessionConfig cfg;
     cfg.name = a.session;
+    cfg.window = static_cast<unsigned>(a.window);
+    cfg.interval_ms = static_cast<int>(a.con_interval_ms);
     cfg.port = static_cast<uint16_t>(a.port);
     cfg.cons = static_cast<uint16_t>(a.cons);
     cfg.heartbeat = !a.no_hb;
@@ -359,7 +373,8 @@ int one_path_addrs(const Args& a, rc::Addr* dst, std::optional<rc::Addr>* src) {
 // The options only connect takes.
 int connect_only(const Args& a) {
     if (a.duration && a.cmd != "io") return usage_error("--duration is an option of io");
-    if (a.paths_uuid || !a.path_uuids.empty() || a.no_info || a.cycles > 1 || a.sessions > 1)
+    if (a.paths_uuid || !a.path_uuids.empty() || a.no_info || a.cycles > 1 || a.sessions > 1 ||
+        a.window || a.con_interval_ms)
         return usage_error("--paths-uuid, --path-uuid, --no-info, --only-cons, --cycles and "
                            "--sessions are options of connect");
     return 0;
@@ -413,10 +428,24 @@ int cmd_io(const Args& a) {
 
 int cmd_bad(const Args& a) {
     if (int err = connect_only(a)) return err;
-    if (a.servers.size() != 1) return usage_error("bad needs exactly one --server ADDR");
+    // A second --server (and its --src): the second path of the cases that
+    // need two (io-before-info-rejoin).
+    if (a.servers.empty() || a.servers.size() > 2)
+        return usage_error("bad needs one --server ADDR (two for the cases of two paths)");
     rc::BadConfig cfg;
     cfg.which = a.which;
     if (int err = one_path_addrs(a, &cfg.dst, &cfg.src)) return err;
+    if (a.servers.size() == 2) {
+        auto d = rc::parse_addr(a.servers[1]);
+        if (!d.ok()) return usage_error(d.status().msg());
+        cfg.dst2 = d.value();
+        for (const auto& [idx, sa] : a.srcs) {
+            if (idx != 1) continue;
+            auto src = rc::parse_addr(sa);
+            if (!src.ok()) return usage_error(src.status().msg());
+            cfg.src2 = src.value();
+        }
+    }
     cfg.port = static_cast<uint16_t>(a.port);
     if (a.session_given) cfg.session = a.session;
     cfg.verbose = !a.quiet;

@@ -185,6 +185,11 @@ void Con::on_cm_event(const rdma_cm_event& ev) {
         case RDMA_CM_EVENT_DEVICE_REMOVAL:
         case RDMA_CM_EVENT_ADDR_CHANGE:
             path_.lose(strf("con %u: %s", cid_, rdma_event_str(ev.event)));
+            // A connection still being set up fails at once: its device
+            // waits for this process to let go of it (rdma link delete).
+            if (state_ < State::Established)
+                fail(Status::error(ENODEV, strf("%s while connecting", rdma_event_str(ev.event)),
+                                   Failure::Closed));
             break;
         default:  // TIMEWAIT_EXIT and the like
             break;
@@ -402,6 +407,11 @@ Expected<ConnOutcome> Path::connect(uint16_t cid, std::vector<uint8_t> private_d
     Status s = loop_.wait_for([&con] { return con.settled(); }, kConnectTimeoutMs,
                               strf("connection %u", cid).c_str());
     if (!s.ok()) return s;
+    return settle(con);
+}
+
+Expected<ConnOutcome> Path::settle(Con& con) {
+    const uint16_t cid = con.cid();
     if (con.state() == Con::State::Failed) return con.failure();
     if (con.outcome().kind == ConnOutcome::Kind::Accepted) {
         if (cid == 0 || !have_params_) {
@@ -476,6 +486,65 @@ Status Path::connect_all(uint16_t count) {
         if (lost()) return Status::error(ECONNRESET, lost_reason_, Failure::Closed);
     }
     return {};
+}
+
+Status Path::connect_paced(uint16_t count, unsigned window, int interval_ms, bool progress) {
+    if (count == 0 || count > cfg_.cid_num) count = cfg_.cid_num;
+    if (window == 0) window = 1;
+    std::vector<Con*> pending;
+    uint16_t next = 0, made = 0;
+    while (made < count) {
+        while (next < count && pending.size() < window) {
+            if (interval_ms > 0 && next > 0) {
+                // The trickle: the path is held meanwhile; a close ends it.
+                Status w = loop_.wait_for([this] { return lost(); }, interval_ms, "the next connection");
+                if (w.ok()) return Status::error(ECONNRESET, lost_reason_, Failure::Closed);
+                if (w.err() != ETIMEDOUT) return w;
+            }
+            cons_.push_back(std::make_unique<Con>(*this, next));
+            Con& con = *cons_.back();
+            if (Status s = con.start(conn_req(next)); !s.ok()) return s;
+            pending.push_back(&con);
+            ++next;
+        }
+        auto any_settled = [&pending, this] {
+            if (lost()) return true;
+            for (Con* c : pending)
+                if (c->settled()) return true;
+            return false;
+        };
+        if (Status s = loop_.wait_for(any_settled, kConnectTimeoutMs, "a connection"); !s.ok())
+            return s;
+        if (lost()) return Status::error(ECONNRESET, lost_reason_, Failure::Closed);
+        for (size_t i = 0; i < pending.size();) {
+            Con& con = *pending[i];
+            if (!con.settled()) {
+                ++i;
+                continue;
+            }
+            pending.erase(pending.begin() + static_cast<long>(i));
+            auto out = settle(con);
+            if (!out.ok()) return out.status();
+            if (out->kind == ConnOutcome::Kind::Rejected) {
+                Status s = Status::error(ECONNREFUSED, strf("connection %u: ", con.cid()) + out->text,
+                                         Failure::Rejected);
+                s.with_server_errno(out->server_errno);
+                return s;
+            }
+            ++made;
+            if (progress)
+                std::printf("path %s: connection %u of %u accepted (%u made)\n", name_.c_str(),
+                            con.cid(), cfg_.cid_num, made);
+        }
+    }
+    return {};
+}
+
+Status Path::send_info(const std::vector<uint8_t>& req) {
+    Con* con0 = con(0);
+    if (!con0) return Status::error(ENOTCONN, "connection 0 is not connected");
+    info_rsp_.reset();
+    return con0->post_send(req.data(), req.size());
 }
 
 Status Path::join() {

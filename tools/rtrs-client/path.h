@@ -182,6 +182,16 @@ public:
     // Its two halves. connect_all(count): cids 0..count-1 only (all of
     // them if count is 0 or cid_num), each accepted, else the failure.
     Status connect_all(uint16_t count = 0);
+    // connect_all for the fault tests (FAILURES.md row 27): up to window
+    // connection requests in flight at once (a peer as fast as it can), or
+    // interval_ms between one connection's answer and the next request (a
+    // trickle; window 1). With progress, a stdout line for each accepted
+    // connection: "path NAME: connection K of M accepted (N made)".
+    Status connect_paced(uint16_t count, unsigned window, int interval_ms, bool progress);
+    // The info request sent on connection 0 without waiting for the answer
+    // (see info_answered()).
+    Status send_info(const std::vector<uint8_t>& req);
+    bool info_answered() const { return info_rsp_.has_value(); }
     // The info exchange once every connection is there: the path is up.
     Status join();
     // RDMA write with immediate (no data) on connection cid.
@@ -222,6 +232,8 @@ private:
     Status ensure_device(ibv_context* verbs);
     void on_recv(Con& con, const ibv_wc& wc, const uint8_t* data);
     void on_con_closed(Con& con);
+    // What connect() does once con has the server's answer.
+    Expected<ConnOutcome> settle(Con& con);
     void lose(const std::string& why);
     void log(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
 

@@ -41,7 +41,13 @@ Status Session::open() {
         if (cfg_.no_info) {
             // Connections, but no info request: the server sees a handshake
             // that stalls; the client holds what it has.
-            if (Status s = p.connect_all(cfg_.only_cons); !s.ok()) return s;
+            if (cfg_.window || cfg_.interval_ms) {
+                if (Status s = p.connect_paced(cfg_.only_cons, cfg_.window, cfg_.interval_ms, true);
+                    !s.ok())
+                    return s;
+            } else if (Status s = p.connect_all(cfg_.only_cons); !s.ok()) {
+                return s;
+            }
             const unsigned made =
                 cfg_.only_cons && cfg_.only_cons < pc.cid_num ? cfg_.only_cons : pc.cid_num;
             std::printf("path %s connecting: %u of %u connections, no info request\n",

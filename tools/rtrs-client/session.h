@@ -34,6 +34,11 @@ struct SessionConfig {
     // only_cons connections (0: all of them) and sends no info request.
     bool no_info = false;
     uint16_t only_cons = 0;
+    // With no_info (FAILURES.md row 27): up to window connection requests
+    // in flight at once, or interval_ms between connections; either prints
+    // a line for each accepted connection (Path::connect_paced).
+    unsigned window = 0;
+    int interval_ms = 0;
 };
 
 class Session {

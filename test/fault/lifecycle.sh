@@ -1,0 +1,303 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Fault suite, the lifecycle of sessions against the ULP, the device and a
+# hostile peer (FAILURES.md rows 24, 27, 28, 29), in the guest, with our
+# rtrs-server, rtrs-null and the userspace client:
+#   row 24  no I/O reaches the ULP before it was told the session is
+#           connected, nor after DISCONNECTED: rtrs-null delays its
+#           CONNECTED handling (link_delay_ms) and counts every request for
+#           a session it does not hold as connected (early_io); the client
+#           sends an I/O immediate right after its info request, on a new
+#           session (chunk never written) and on a session whose last path
+#           went (DISCONNECTED) while a second one was connecting, whose
+#           chunk 0 holds the first path's request;
+#   row 27  a path of cid_num 4096 made as fast as the client can (64
+#           requests in flight) without an info request: the server's
+#           memory (MemAvailable, the client's own RSS deducted) stays
+#           within BUDGET_MB, refusals say why in the kernel log; a
+#           trickle (one connection every 20 s of a path of 16) is closed
+#           within 35 s of its first connection;
+#   row 28  rdma link delete rxe1 while sessions are opened in a loop on
+#           it: returns within 10 s, every round (ROUNDS); the module
+#           serves rxe0 and rxe1 after;
+#   row 29  rmmod rtrs-null with a session up, CYCLES times: the class
+#           folder empty after, the client sees its path closed, no
+#           problem line in the kernel log.
+# Usage: lifecycle.sh MODULE_DIR CLIENT_BINARY [PARTS [CYCLES [ROUNDS [BUDGET_MB]]]]
+#   PARTS: rows to run, comma-separated (default 24,27,28,29); CYCLES:
+#   row 29's unload cycles (default 10); ROUNDS: row 28's (default 10);
+#   BUDGET_MB: row 27's memory bound for one stalled path (default 192: a
+#   session's 64 MiB of chunks and 128 MiB for its connections).
+#   RTRS_FAULT_LONG=1: 100 cycles and 100 rounds.
+set -uo pipefail
+moddir=$1 client=$2 parts=${3:-24,27,28,29} cycles=${4:-10} rounds=${5:-10} budget_mb=${6:-192}
+. "$(dirname "$0")/lib.sh"
+[ "$long" = 1 ] && cycles=100 rounds=100
+work=/tmp/fault-lifecycle
+mkdir -p $work
+problems0=$(problem_count)
+want() { [[ ",$parts," == *",$1,"* ]]; }
+
+step "soft-RoCE; rtrs-server and rtrs-null"
+rxe_up || { echo "FAIL: rxe setup"; exit 1; }
+servers_up || { echo "FAIL: cannot load the modules"; exit 1; }
+
+# kts STRING [SINCE_MARK]: the kernel timestamp of the last log line with STRING.
+kts() { dmesg | grep -F -- "$1" | tail -n 1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'; }
+since() {
+	local a b
+	a=$(kts "$1") b=$(kts "$2")
+	[ -n "$a" ] && [ -n "$b" ] && elapsed "$a" "$b" || echo never
+}
+# Waits bounded by the clock, not by loop turns (lib.sh's wait_pid counts
+# turns of 0.1 s; on a busy emulated guest each turn takes much longer:
+# 600 turns took 218 s here). uptime_s: whole seconds since boot.
+uptime_s() { local u _; read -r u _ </proc/uptime; echo "${u%.*}"; }
+# pid_ends PID SECONDS: true once PID has ended; false after SECONDS.
+pid_ends() {
+	local end=$(($(uptime_s) + $2))
+	while kill -0 "$1" 2>/dev/null; do
+		[ "$(uptime_s)" -ge "$end" ] && return 1
+		sleep 0.2
+	done
+	return 0
+}
+mem_kb() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+gids_back() {
+	wait_gids rxe1:0000:0000:0000:0000:0000:ffff:0a4e:0002 rxe0:0000:0000:0000:0000:0000:ffff:0a4d:0002
+}
+
+# --- row 24: I/O before CONNECTED, after DISCONNECTED ----------------------------
+if want 24; then
+	t24=$SECONDS
+	early() { cat /sys/module/rtrs_null/parameters/early_io; }
+	# The outcomes a correct server may give: it closes the path, or it
+	# hands the request to the ULP only after CONNECTED (then the client
+	# sees the answer after the info response).
+	good() { [ "$1" = "result: closed" ] || [ "$1" = "result: io answered after the info response errno=0" ]; }
+	# With always_invalidate=Y the server first invalidates the chunk's
+	# registration, which the path has not registered yet before its info
+	# response (a QP error closes it); with N the request goes straight to
+	# the ULP: N is the telling one, Y a guard.
+	for inval in N Y; do
+		step "row 24, always_invalidate=$inval: rtrs-null delays CONNECTED by 3 s; an I/O immediate right after the info request"
+		reload always_invalidate=$inval || { fail "reload"; continue; }
+		echo 3000 >/sys/module/rtrs_null/parameters/link_delay_ms
+		e0=$(early)
+		out=$("$client" bad io-before-info --server $srv --src $cli --session early$inval --quiet 2>$work/early.err)
+		e1=$(early)
+		note "new session: $out; rtrs-null early_io $e0 -> $e1"
+		check "$inval, new session: no I/O reached the ULP before CONNECTED (early_io +$((e1 - e0)))" \
+			test "$e1" -eq "$e0"
+		check "$inval, new session: the server closed the path or answered after the info response ($out)" \
+			good "$out"
+		[[ $out == result:* ]] || show $work/early.err
+		e0=$(early)
+		out=$("$client" bad io-before-info-rejoin --server $srv --src $cli --server $srv2 --src $cli2 \
+			--session rejoin$inval --quiet 2>$work/rejoin.err)
+		e1=$(early)
+		note "second path after the session's DISCONNECTED: $out; rtrs-null early_io $e0 -> $e1"
+		dmesg | grep -E "rtrs_null: (session rejoin$inval|I/O for a session)|rejoin$inval: .*(closing|is up)" |
+			tail -n 8 | sed 's/^/   /'
+		check "$inval, rejoin: no I/O reached the ULP after DISCONNECTED, before the next CONNECTED (early_io +$((e1 - e0)))" \
+			test "$e1" -eq "$e0"
+		check "$inval, rejoin: the server closed path B or answered after the info response ($out)" good "$out"
+		[[ $out == result:* ]] || show $work/rejoin.err
+		echo 0 >/sys/module/rtrs_null/parameters/link_delay_ms
+		check "$inval: nothing left of the sessions" wait_class_empty 20
+	done
+	reload || fail "reload"
+	note "row 24 took $((SECONDS - t24)) s"
+fi
+
+# --- row 27: resources a peer makes us allocate; the trickle ---------------------------
+if want 27; then
+	t27=$SECONDS
+	step "row 27: a path of cid_num 4096, 64 connection requests in flight, no info request (budget $budget_mb MiB)"
+	refused() { log_count "connection request refused"; }
+	r0=$(refused)
+	sync
+	echo 1 >/proc/sys/vm/drop_caches
+	m0=$(mem_kb)
+	"$client" connect --session flood --server $srv --src $cli --cons 4096 --no-info --window 64 \
+		--quiet >$work/flood.out 2>$work/flood.err &
+	fl=$!
+	worst=0 killed= tf=$(now)
+	# At most 120 s of connecting; stopped once past the budget (a server
+	# that lets a peer take the guest's memory would OOM it otherwise).
+	end=$(($(uptime_s) + 120))
+	while [ "$(uptime_s)" -lt "$end" ]; do
+		kill -0 $fl 2>/dev/null || break
+		grep -q "connecting: .* no info request" $work/flood.out && break
+		used=$(((m0 - $(mem_kb) - $(rss_kb $fl)) / 1024))
+		[ "$used" -gt "$worst" ] && worst=$used
+		if [ "$used" -gt "$budget_mb" ]; then
+			killed=1
+			break
+		fi
+		sleep 0.5
+	done
+	made=$(sed -n 's/.*(\([0-9]*\) made)$/\1/p' $work/flood.out | tail -n 1)
+	made=${made:-0}
+	crss=$(($(rss_kb $fl) / 1024))
+	note "after $(elapsed "$tf") s: $made connections made; the server's share of the memory taken: $worst MiB at most (the client's RSS, $crss MiB, deducted)"
+	[ "$made" -gt 0 ] &&
+		note "about $(((worst - 64) * 1024 / made)) KiB a connection beyond the session's chunks (64 MiB at the defaults)"
+	echo "figure: row 27 flood: connections=$made server_mib=$worst budget_mib=$budget_mb"
+	check "the server kept one stalled path within $budget_mb MiB ($worst MiB at most, $made connections)" \
+		test -z "$killed"
+	kill -TERM $fl 2>/dev/null
+	pid_ends $fl 60 || kill -KILL $fl
+	wait $fl
+	rc=$?
+	got=$(($(refused) - r0))
+	if [ "$rc" -eq 2 ]; then
+		check "a refusal says why in the kernel log ($got 'connection request refused' lines)" test "$got" -gt 0
+		dmesg | grep -F "connection request refused" | tail -n 2 | sed 's/^/   /'
+		grep -h "rejected" $work/flood.out | tail -n 1 | sed 's/^/   client: /'
+	fi
+	# Everything the path held is given back once the client is gone
+	# (measured as at the start: the page cache dropped).
+	end=$(($(uptime_s) + 60))
+	while [ "$(uptime_s)" -lt "$end" ]; do
+		sync
+		echo 1 >/proc/sys/vm/drop_caches
+		[ "$(((m0 - $(mem_kb)) / 1024))" -le 32 ] && break
+		sleep 2
+	done
+	check "its memory came back within 60 s (MemAvailable $(((m0 - $(mem_kb)) / 1024)) MiB below the start)" \
+		test "$(((m0 - $(mem_kb)) / 1024))" -le 32
+
+	step "row 27: a trickle, one connection every 20 s of a path of 16, no info request"
+	"$client" connect --session trickle --server $srv2 --src $cli2 --cons 16 --no-info \
+		--con-interval-ms 20000 --quiet >$work/trickle.out 2>$work/trickle.err &
+	tr=$!
+	if wait_line $work/trickle.out "connection 0 of 16 accepted" 60; then
+		echo "rtrs-fault: the trickle's first connection" >/dev/kmsg
+		t0=$(now)
+		# A correct server closes it within 35 s of the first connection;
+		# ours closes 25 s after the last: watched for 60 s.
+		pid_ends $tr 60
+		secs=$(since "rtrs-fault: the trickle's first" "(unnamed): closing path $p2 (")
+		made=$(sed -n 's/.*(\([0-9]*\) made)$/\1/p' $work/trickle.out | tail -n 1)
+		note "the server closed the trickle $secs s after its first connection ($made of 16 connections made in $(elapsed "$t0") s)"
+		dmesg | grep -F "(unnamed): closing path $p2 (" | tail -n 1 | sed 's/^/   /'
+		check "the trickle was closed within 35 s of its first connection ($secs s)" \
+			eval '[ "$secs" != never ] && le "$secs" 35'
+	else
+		fail "the trickle's first connection did not come"
+		show $work/trickle.out $work/trickle.err
+	fi
+	kill -TERM $tr 2>/dev/null
+	pid_ends $tr 20 || kill -KILL $tr
+	wait $tr 2>/dev/null
+	note "row 27 took $((SECONDS - t27)) s"
+fi
+
+# --- row 28: the device removed while paths are being set up ---------------------------
+if want 28; then
+	t28=$SECONDS
+	step "row 28: rdma link delete rxe1 while sessions are opened in a loop on it, $rounds rounds"
+	slow=0 worst=0 done_rounds=0
+	for ((r = 1; r <= rounds; r++)); do
+		rm -f $work/stop $work/cur
+		: >$work/open-$r.out
+		# The opener: a client of many open/close cycles, started again
+		# whenever it stops (a failure, the device gone).
+		(
+			while [ ! -e $work/stop ]; do
+				"$client" connect --session dev$r --server $srv2 --src $cli2 --cycles 100000 \
+					--quiet >>$work/open-$r.out 2>/dev/null &
+				echo $! >$work/cur
+				wait $!
+				sleep 0.2
+			done
+		) &
+		opener=$!
+		# Into the storm: once a path has come up, at a random moment.
+		wait_log "dev$r: path $p2 is up" 1 60 || note "round $r: no path came up in 60 s"
+		sleep "0.$((RANDOM % 10))"
+		t0=$(now)
+		timeout 60 rdma link delete rxe1
+		rc=$?
+		secs=$(elapsed "$t0")
+		touch $work/stop
+		[ -s $work/cur ] && kill -TERM "$(cat $work/cur)" 2>/dev/null
+		pid_ends $opener 30 || { kill "$(cat $work/cur)" 2>/dev/null; kill $opener; }
+		wait $opener 2>/dev/null
+		ups=$(log_count "dev$r: path $p2 is up")
+		note "round $r: rdma link delete returned $rc in $secs s ($ups paths up before; $(grep -h '^cycles:' $work/open-$r.out | tr '\n' ' '))"
+		le "$secs" 10 && [ "$rc" -eq 0 ] || slow=$((slow + 1))
+		le "$secs" "$worst" || worst=$secs
+		wait_gone "$class/dev$r" 20 || note "round $r: the session dev$r is still in sysfs after 20 s"
+		rdma link add rxe1 type rxe netdev dummy1 || { fail "round $r: rdma link add rxe1"; break; }
+		gids_back || { fail "round $r: rxe1's addresses did not come back"; break; }
+		done_rounds=$r
+	done
+	echo "figure: row 28: rounds=$done_rounds slow=$slow worst_delete_s=$worst"
+	check "$done_rounds of $rounds rounds; rdma link delete returned within 10 s in each ($slow did not; worst $worst s)" \
+		test "$slow" -eq 0 -a "$done_rounds" -eq "$rounds"
+	check "no session left on the removed device" wait_class_empty 20
+	out=$("$client" connect --session after0 --server $srv --src $cli --exit-after-up --quiet 2>&1)
+	check "a session on rxe0 comes up after it" grep -q "^path $p1 up" <<<"$out"
+	out=$("$client" connect --session after1 --server $srv2 --src $cli2 --exit-after-up --quiet 2>&1)
+	check "a session on rxe1 (added again) comes up after it" grep -q "^path $p2 up" <<<"$out"
+	note "row 28 took $((SECONDS - t28)) s"
+fi
+
+# --- row 29: the ULP closes its server with sessions up -----------------------------------
+if want 29; then
+	t29=$SECONDS
+	step "row 29: rmmod rtrs-null with a session up, $cycles cycles"
+	bad=0 t_one=
+	for ((i = 1; i <= cycles; i++)); do
+		tc=$(now)
+		p0=$(problem_count)
+		[ -d /sys/module/rtrs_null ] || insmod "$moddir/rtrs-null.ko" || { fail "cycle $i: insmod rtrs-null"; break; }
+		"$client" connect --session ulp$i --server $srv --src $cli --hold 600 --quiet \
+			>$work/ulp.out 2>$work/ulp.err &
+		cl=$!
+		why=
+		if ! wait_line $work/ulp.out "^path $p1 up" 60 || ! wait_exists "$class/ulp$i/paths/$p1" 10; then
+			why="the session did not come up"
+		else
+			tr0=$(now)
+			rmmod rtrs_null || why="rmmod rtrs_null failed"
+			trm=$(elapsed "$tr0")
+			if [ -z "$why" ]; then
+				class_empty || why="the class still holds $(class_sessions | tr '\n' ' ')right after rmmod"
+			fi
+			if pid_ends $cl 20; then
+				wait $cl
+				rc=$?
+				[ -z "$why" ] && [ $rc -ne 3 ] && why="the client ended with $rc, not 3 (path closed)"
+			else
+				why="${why:+$why; }the client still holds its path 20 s after rmmod"
+			fi
+		fi
+		kill -KILL $cl 2>/dev/null
+		wait $cl 2>/dev/null
+		[ "$(problem_count)" -eq "$p0" ] || why="${why:+$why; }$(($(problem_count) - p0)) problem lines"
+		[ -n "$t_one" ] || t_one=$(elapsed "$tc")
+		if [ -n "$why" ]; then
+			bad=$((bad + 1))
+			note "cycle $i: $why (rmmod took ${trm:-?} s)"
+			[ $bad -le 2 ] && show $work/ulp.out $work/ulp.err
+		elif [ $i -le 3 ]; then
+			note "cycle $i: rmmod took $trm s, the cycle $(elapsed "$tc") s"
+		fi
+	done
+	check "$cycles unloads of rtrs-null with a session up went cleanly ($bad did not)" test $bad -eq 0
+	[ -d /sys/module/rtrs_null ] || insmod "$moddir/rtrs-null.ko"
+	total=$((SECONDS - t29))
+	echo "figure: row 29: cycles=$cycles bad=$bad first_cycle_s=$t_one total_s=$total"
+	note "row 29 took $total s ($t_one s for the first cycle)"
+fi
+
+check "the class is empty" wait_class_empty 20
+step "unload"
+check "unload rtrs-null and rtrs-server" servers_down
+check "our class is gone" test ! -e $class
+no_new_problems "$problems0" "the whole suite"
+finish
