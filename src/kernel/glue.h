@@ -21,7 +21,14 @@
 #ifdef RTRS_TEST_BUILD
 #include <linux/error-injection.h>
 #define RTRS_INJECTABLE_FN noinline
-#define RTRS_INJECTABLE(fn, type) ALLOW_ERROR_INJECTION(fn, type)
+/*
+ * type is pasted here, not passed on: ALLOW_ERROR_INJECTION pastes its own
+ * type argument, and one passed through a macro would be expanded first
+ * (NULL into ((void *)0)).
+ */
+#define RTRS_INJECTABLE(fn, type) RTRS_INJECTABLE_##type(fn)
+#define RTRS_INJECTABLE_NULL(fn) ALLOW_ERROR_INJECTION(fn, NULL)
+#define RTRS_INJECTABLE_ERRNO(fn) ALLOW_ERROR_INJECTION(fn, ERRNO)
 #else
 #define RTRS_INJECTABLE_FN
 #define RTRS_INJECTABLE(fn, type) static_assert(1, "no error injection")
