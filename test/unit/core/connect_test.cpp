@@ -10,15 +10,9 @@
 #include "harness.h"
 
 using fake::k;
+using h::count_logs;
 
 namespace {
-
-int count_logs(const std::string& needle) {
-    int n = 0;
-    for (auto& l : fake_env::state().logs)
-        if (l.second.find(needle) != std::string::npos) ++n;
-    return n;
-}
 
 std::string all_logs() {
     std::string out;

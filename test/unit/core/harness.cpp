@@ -89,6 +89,13 @@ bool Fixture::finish(bool expect_clean) {
     return p.empty();
 }
 
+int count_logs(const std::string& needle) {
+    int n = 0;
+    for (auto& l : fake_env::state().logs)
+        if (l.second.find(needle) != std::string::npos) ++n;
+    return n;
+}
+
 std::string problems() {
     std::string out;
     for (auto& v : k().violations) out += "violation: " + v + "\n";

@@ -117,6 +117,9 @@ public:
 // The connection request bytes of c for cid.
 std::vector<std::uint8_t> conn_req(const Client& c, std::uint16_t cid, bool first);
 
+// Kernel log lines (of the fake environment) that contain needle.
+int count_logs(const std::string& needle);
+
 // Every recorded violation, warning and leftover as one string ("" if none).
 std::string problems();
 

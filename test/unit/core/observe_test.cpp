@@ -13,6 +13,7 @@
 #include "harness.h"
 
 using fake::k;
+using h::count_logs;
 
 namespace {
 
@@ -53,13 +54,6 @@ std::map<std::string, Hist> latency(const std::string& sess) {
 }
 
 void skew_us(std::int64_t us) { k().ns_skew += us * 1000; }
-
-int count_logs(const std::string& needle) {
-    int n = 0;
-    for (auto& l : fake_env::state().logs)
-        if (l.second.find(needle) != std::string::npos) ++n;
-    return n;
-}
 
 }  // namespace
 

@@ -10,17 +10,11 @@
 #include "harness.h"
 
 using fake::k;
+using h::count_logs;
 
 namespace {
 
 const char* kPath = "ip:10.77.0.2@ip:10.77.0.1";
-
-int count_logs(const std::string& needle) {
-    int n = 0;
-    for (auto& l : fake_env::state().logs)
-        if (l.second.find(needle) != std::string::npos) ++n;
-    return n;
-}
 
 enum class Close { ClientCm, Sysfs, DeviceRemoval, ServerClose, CmError, SendError };
 
