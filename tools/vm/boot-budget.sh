@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # How many times one run may boot the guest, for whatever reason: the one
 # place this is said. A run is one run-guest call, or one run-suites call
 # with the run-guest calls it makes; both count in the same OUT/boots.txt.

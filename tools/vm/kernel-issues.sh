@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # What counts as a problem in a guest's kernel log: the one rule, sourced by
 # run-guest and suite-result on the host, and inside the guest (which sees
 # the host's / at the same paths, so this checkout too) by the suites that
