@@ -36,6 +36,9 @@ tools/upstream/build-peers.sh --rnbd-server-against "$moddir" "$kver" "$peers"
 
 echo "== booting $kver in QEMU for the demo"
 # loglevel=4: a quiet boot (the demo shows the kernel's messages again once
-# it runs); the whole kernel log is still saved and checked.
+# it runs); the whole kernel log is still saved and checked. The kernel's
+# "Run /init" line is then not on the console, but run-guest's boot-stall
+# watch also ends at the line the guest's /init prints itself
+# ("rtrsvm-init: started"), so a demo may run as long as it needs.
 exec tools/vm/run-guest --kver "$kver" --out "$build/vm/demo-$kver" --append "loglevel=4" \
 	-- "$top/test/guest/demo.sh" "$moddir" "$peers" "$build/tools/rtrs-srv/rtrs-srv"

@@ -11,16 +11,20 @@
 #                (words separated by blanks; '#' lines are comments)
 #   RESULTS_DIR  gets NAME/log (the suite's output), NAME/status (its exit
 #                status; 124 when it ran out of time, 125 when the kernel
-#                oopsed meanwhile: the suites after it do not run),
+#                oopsed meanwhile: the suites after it do not run, each
+#                gets NAME/not-run saying why, and nothing is reset),
 #                NAME/seconds,
-#                NAME/dmesg.txt (the kernel log lines printed while it ran),
+#                NAME/dmesg.txt (the kernel log lines printed while it ran,
+#                between the runner's two marker lines, which it keeps),
 #                kmsg.log (the whole kernel log, from /dev/kmsg),
 #                NAME/leftovers (what it left loaded or configured, if any)
 #
 # Between suites the guest is put back as it was: processes the suite
 # started are killed, rtrs/rnbd modules it left are unloaded, soft-RoCE
 # links and dummy devices are deleted, block test modules unloaded. What had
-# to be cleaned up is recorded in NAME/leftovers and printed.
+# to be cleaned up is recorded in NAME/leftovers and printed. After an oops
+# (or a BUG or KASAN report that killed a task) nothing is reset: rmmod and
+# rdma link delete could wait forever for a lock the dead task held.
 # Exit status: 0 when every suite passed, 1 otherwise.
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -70,7 +74,8 @@ reset() {
 kmsg=$results/kmsg.log
 dd if=/dev/kmsg of="$kmsg" bs=65536 conv=noerror status=none &
 kmsg_pid=$!
-# cut_kmsg NAME: the message text of the lines between NAME's markers.
+# cut_kmsg NAME: the message text of NAME's two marker lines and of the
+# lines between them (suite-result fails a slice without its markers).
 cut_kmsg() {
 	local i
 	# Wait for the end marker to be read (the reader runs beside us).
@@ -80,7 +85,7 @@ cut_kmsg() {
 	done
 	awk -v b="rtrs-suite: begin $1" -v e="rtrs-suite: end $1 status " '
 		{ sub(/^[0-9]+,[0-9]+,[0-9]+,[^;]*;/, "") }
-		$0 == b { on = 1; next } index($0, e) == 1 { on = 0 } on' "$kmsg"
+		$0 == b { on = 1 } on { print } index($0, e) == 1 { on = 0 }' "$kmsg"
 }
 
 # An oops or a BUG taints the kernel with D (bit 7): after one, a suite
@@ -93,12 +98,22 @@ kernel_died() {
 
 rc=0
 total=0
+dead=
 while read -r -a words; do
 	[ ${#words[@]} -gt 0 ] || continue
 	case ${words[0]} in \#*) continue ;; esac
 	name=${words[0]} tmo=${words[1]}
 	cmd=("${words[@]:2}")
 	dir=$results/$name
+	if [ -n "$dead" ]; then
+		# suite-result reports it failed, with this reason.
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		echo "the kernel oopsed during $dead: the suites after it are not run" >"$dir/not-run"
+		say "not run: $name (the kernel oopsed during $dead)"
+		rc=1
+		continue
+	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	: >"$dir/leftovers"
@@ -132,7 +147,16 @@ while read -r -a words; do
 	echo "$secs" >"$dir/seconds"
 	# The kernel's lines between this suite's two markers.
 	cut_kmsg "$name" >"$dir/dmesg.txt"
-	reset "$dir"
+	if kernel_died; then
+		# No reset: it could block on the dead task's locks. The log is kept
+		# (kmsg.log, dmesg.txt; run-guest saves the whole log at the end).
+		dead=$name
+		[ "$st" = 0 ] && st=125
+		[ $oopsed = 1 ] || echo "the kernel oopsed as $name ended (tainted $(cat /proc/sys/kernel/tainted))" >>"$dir/log"
+		say "the kernel oopsed during $name: no reset, the suites after it are not run"
+	else
+		reset "$dir"
+	fi
 	echo "$st" >"$dir/status"
 	total=$((total + secs))
 	if [ "$st" -eq 0 ]; then
@@ -142,11 +166,11 @@ while read -r -a words; do
 		tail -n 15 "$dir/log" | sed 's/^/[suites]   /'
 		rc=1
 	fi
-	if kernel_died; then
-		say "the kernel oopsed during $name: the suites after it are not run"
-		break
-	fi
 done <"$suites"
-say "all suites done in $total s"
+if [ -n "$dead" ]; then
+	say "stopped at the oops during $dead, after $total s"
+else
+	say "all suites done in $total s"
+fi
 kill "$kmsg_pid" 2>/dev/null
 exit $rc

@@ -35,9 +35,10 @@ step() { echo "== $*"; }
 
 # Lines of the kernel log containing a fixed string.
 log_count() { dmesg | grep -cF -- "$1"; }
-# Kernel problems as run-guest looks for them (a subset: enough to tell
-# which step caused one).
-problem_count() { dmesg | grep -cE 'WARNING:|BUG:|Call Trace:|Oops|KASAN|UBSAN|refcount_t:'; }
+# Kernel problems as run-guest looks for them (tools/vm/kernel-issues.sh),
+# counted before and after each step to tell which step caused one.
+. "$here/../../tools/vm/kernel-issues.sh" || { echo "cannot read tools/vm/kernel-issues.sh" >&2; exit 2; }
+problem_count() { dmesg | rtrs_issue_count; }
 
 # end_hold PID: ends the client's hold and waits for it; returns its status.
 end_hold() {

@@ -11,11 +11,14 @@
 #   EXPECTED  the list of cases (default: expected-cases.txt next to this)
 #
 # Exit status 0 only if every expected case passed, none is missing, the
-# module unloaded, kmemleak found nothing and the kernel log has no KASAN,
-# lockdep, BUG, WARNING or debugobjects report from the run. Prints
+# module unloaded, kmemleak found nothing and the kernel log has no problem
+# line (tools/vm/kernel-issues.sh: KASAN, lockdep, BUG, WARNING,
+# debugobjects, ...) from the run. Prints
 # "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# What a kernel problem is: rtrs_issue_re (the guest sees this checkout).
+. "$here/../../tools/vm/kernel-issues.sh" || { echo "cannot read tools/vm/kernel-issues.sh" >&2; exit 2; }
 [ $# -ge 2 ] || { echo "usage: $0 MODULE.ko OUTDIR [EXPECTED]" >&2; exit 2; }
 ko=$1 out=$2 expected=${3:-$here/expected-cases.txt}
 dbg=/sys/kernel/debug
@@ -121,10 +124,11 @@ else
 	say "kmemleak: no leaks"
 fi
 
-# The checkers' reports in the kernel log of this run (run-guest also scans
-# the whole log; this makes the verdict stand on its own).
+# The checkers' reports in the kernel log of this run, by the rule every
+# verdict uses (run-guest also scans the whole log; this makes the verdict
+# stand on its own).
 run_log |
-	grep -E -A30 'BUG:|WARNING:|KASAN|kmemleak: [0-9]+ new suspected|ODEBUG|possible circular locking|possible recursive locking|inconsistent lock state|list_(add|del) corruption|refcount_t:|general protection' \
+	grep -aE -A30 -- "$rtrs_issue_re" \
 	>"$out/kernel-reports.txt"
 if [ -s "$out/kernel-reports.txt" ]; then
 	say "FAIL: kernel reports during the run:"

@@ -49,4 +49,6 @@ check 1 "2 passed, 1 failed" "$t/s1-skip.ktap" "$t/dmesg"
 sed 's/^    ok 2 - b/    ok 2 - b\n    ok 3 - new_case/' "$t/s1.ktap" >"$t/s1-new.ktap"
 check 1 "3 passed, 1 failed" "$t/s1-new.ktap" "$t/dmesg"
 grep -q '^UNEXPECTED s1\.new_case' "$t/out" || fail "no UNEXPECTED line"
+: >"$t/empty.ktap"    # what guest-run.sh saves when a suite left no results
+check 1 "0 passed, 3 failed (3 of them missing)" "$t/empty.ktap"
 echo "parse-ktap.sh: ok"

@@ -201,7 +201,13 @@ if [ "$kmemleak" = 1 ]; then
 fi
 env -i TERM=dumb /bin/bash --noprofile --norc "$script" </dev/null
 status=$?
-if [ "$kmemleak" = 1 ] && [ $kmemleak_ok = 1 ]; then
+# An oops or a BUG taints the kernel with D: unloading modules could then
+# wait forever for a lock the dead task held. No kmemleak result then (the
+# run fails on the oops anyway, and on the missing result).
+read -r tainted </proc/sys/kernel/tainted
+if [ "$kmemleak" = 1 ] && [ $kmemleak_ok = 1 ] && ((tainted >> 7 & 1)); then
+	say "kmemleak: the kernel oopsed (tainted $tainted): no unload, no scan"
+elif [ "$kmemleak" = 1 ] && [ $kmemleak_ok = 1 ]; then
 	kmemleak_after || say "kmemleak: the check after the command failed"
 fi
 
