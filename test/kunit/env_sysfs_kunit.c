@@ -32,7 +32,7 @@
  * case ends by waiting until the count is back to zero, which checks that
  * nothing was left and that no release can run after this module is gone.
  *
- * Every case must be listed in test/kunit/expected-cases.txt.
+ * guest-run.sh expects every case of the KUNIT_CASE lists (list-cases.py).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt	/* as env_sysfs.c has it */
 

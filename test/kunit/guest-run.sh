@@ -8,7 +8,8 @@
 #   OUTDIR    where the results go (run-guest's results folder): kunit/*.ktap
 #             (the debugfs results of each suite), kunit-dmesg.txt,
 #             kmemleak.txt, kernel-reports.txt
-#   EXPECTED  the list of cases (default: expected-cases.txt next to this)
+#   EXPECTED  the list of cases (default: made from the sources by
+#             list-cases.py, kept as OUTDIR/expected-cases.txt)
 #
 # Exit status 0 only if every expected case passed, none is missing, the
 # module unloaded, kmemleak found nothing and the kernel log has no problem
@@ -20,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # What a kernel problem is: rtrs_issue_re (the guest sees this checkout).
 . "$here/../../tools/vm/kernel-issues.sh" || { echo "cannot read tools/vm/kernel-issues.sh" >&2; exit 2; }
 [ $# -ge 2 ] || { echo "usage: $0 MODULE.ko OUTDIR [EXPECTED]" >&2; exit 2; }
-ko=$1 out=$2 expected=${3:-$here/expected-cases.txt}
+ko=$1 out=$2 expected=${3:-}
 dbg=/sys/kernel/debug
 leak=$dbg/kmemleak
 PATH=$PATH:/usr/sbin:/sbin
@@ -30,6 +31,10 @@ die() { say "FAIL: $*"; exit 1; }
 
 [ -r "$ko" ] || die "no module $ko"
 mkdir -p "$out/kunit" || die "cannot write to $out"
+if [ -z "$expected" ]; then
+	expected=$out/expected-cases.txt
+	python3 "$here/list-cases.py" >"$expected" || die "cannot list the cases of $here/*_kunit.c"
+fi
 mountpoint -q "$dbg" || mount -t debugfs debugfs "$dbg" || die "cannot mount debugfs"
 [ -e "$leak" ] || die "no $leak: is this the debug kernel (CONFIG_DEBUG_KMEMLEAK)? $(uname -r)"
 [ -d "$dbg/kunit" ] || die "no $dbg/kunit: the kernel needs CONFIG_KUNIT=y and CONFIG_KUNIT_DEBUGFS=y"
