@@ -46,8 +46,7 @@ bad empty 's/KUNIT_CASE(b_one), //'
 bad unregistered '/kunit_test_suites/d'
 bad twice 's/KUNIT_CASE(a_two)/KUNIT_CASE(a_one)/'
 
-n=0
-for s in $(list | grep -v '^#' | awk '{print $1}' | sort -u); do n=$((n + 1)); done
+n=$(list | grep -v '^#' | awk '{print $1}' | sort -u | wc -l)
 [ "$n" -gt 0 ] || fail "no suite in the real sources"
 for f in "$here"/*_kunit.c; do
 	r=$(grep -c 'KUNIT_CASE(' "$f")
