@@ -4,8 +4,10 @@
 # both target kernels (Debian 12's 6.1 and the 6.12 series of Debian 13 that
 # bookworm also ships) with their headers and sources, the compilers, QEMU,
 # rdma-core and GoogleTest, DKMS and Debian's packaging tools (the package
-# test), Prometheus' promtool (checks `rtrs-srv metrics`), trace-cmd and
-# bpftrace (list the trace events in the guest). Safe to run again.
+# test), Prometheus' promtool (checks `rtrs-srv metrics`), groff (the man
+# page check), trace-cmd, perf and bpftrace (read the trace events in the
+# guest). The tests fail, not skip, when one of these is missing. Safe to
+# run again.
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: run as root (apt-get)" >&2
@@ -25,7 +27,7 @@ packages="
 	googletest libgtest-dev libgmock-dev
 	clang libclang-rt-14-dev
 	dkms dh-dkms debhelper dpkg-dev lintian python3
-	prometheus trace-cmd bpftrace
+	prometheus trace-cmd bpftrace linux-perf groff-base
 "
 missing=""
 for p in $packages; do

@@ -13,6 +13,28 @@ import sys
 import xml.etree.ElementTree as ET
 
 
+def suite_skips(suite_dir):
+    """The "skip: ..." lines of a suite's log (test/guest/lib.sh skip())."""
+    try:
+        text = open(os.path.join(suite_dir, "log"), errors="replace").read()
+    except OSError:
+        return []
+    return [l[len("skip: "):] for l in text.splitlines() if l.startswith("skip: ")]
+
+
+def all_skips(build):
+    """(boot, suite, why) of every skip in the guests' suites of this run."""
+    out = []
+    vm = os.path.join(build, "vm")
+    if not os.path.isdir(vm):
+        return out
+    for boot in sorted(os.listdir(vm)):
+        for name, _, _ in suite_rows(build, boot):
+            for why in suite_skips(os.path.join(vm, boot, "suites", name)):
+                out.append((boot, name, why))
+    return out
+
+
 def suite_rows(build, boot):
     """(name, seconds, status) of each suite of a boot, in the order they ran."""
     d = os.path.join(build, "vm", boot)
@@ -26,10 +48,12 @@ def suite_rows(build, boot):
             continue
         name = words[0]
         sd = os.path.join(d, "suites", name)
+        skips = len(suite_skips(sd))
+        more = ", %d skipped" % skips if skips else ""
         try:
             secs = int(open(os.path.join(sd, "seconds")).read())
             st = int(open(os.path.join(sd, "status")).read())
-            rows.append((name, secs, "passed" if st == 0 else "FAILED (%d)" % st))
+            rows.append((name, secs, ("passed" if st == 0 else "FAILED (%d)" % st) + more))
         except (OSError, ValueError):
             rows.append((name, None, "no result"))
     return rows
@@ -138,6 +162,11 @@ def main():
                           sum(t[1] for t in tests)))
     if wall is not None:
         print("%-*s %8d  (%dm%02ds)" % (width, "wall clock of ctest", wall, wall // 60, wall % 60))
+    skips = all_skips(build)
+    print()
+    print("skips in the guests' suites: %d" % len(skips))
+    for boot, name, why in skips:
+        print("  %s %s: %s" % (boot, name, cut(why, 200)))
     failures(build, tests, outputs)
     return 0
 

@@ -3,6 +3,7 @@
 
 passed=0
 failed=0
+skipped=0
 
 pass() {
 	passed=$((passed + 1))
@@ -14,6 +15,13 @@ fail() {
 	echo "FAIL: $*"
 }
 
+# A part left out, and why: counted, printed as "skip: ..." (the run's
+# summary lists every skip of the guests' suites, tools/test-times.py).
+skip() {
+	skipped=$((skipped + 1))
+	echo "skip: $*"
+}
+
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
 check() {
 	desc=$1
@@ -23,6 +31,7 @@ check() {
 
 # The plain closing line the test runners read, and the exit status.
 finish() {
+	[ "$skipped" -eq 0 ] || echo "$skipped skipped (the skip: lines above)"
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 }

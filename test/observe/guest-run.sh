@@ -69,20 +69,26 @@ for e in sess_up sess_down path_up path_down conn_refused io_error hb_miss; do
 	check "event $e exists" test -f $tr/events/rtrs_server/$e/format
 done
 check "the debugfs folder is there" test -d $dbg
-if command -v trace-cmd >/dev/null; then
+# The tools tools/install-deps.sh installs: a missing one is a failure.
+need_tool() {
+	command -v "$1" >/dev/null && return 0
+	fail "$1 is not installed (tools/install-deps.sh installs it)"
+	return 1
+}
+if need_tool trace-cmd; then
 	check "trace-cmd lists the events" sh -c "trace-cmd list -e rtrs_server | grep -qx 'rtrs_server:path_down'"
 fi
-if command -v perf >/dev/null; then
+if need_tool perf; then
 	# perf parses the event (from tracefs) and counts it.
 	if perf stat -e 'rtrs_server:path_up' -e 'rtrs_server:io_error' -a -- sleep 0.1 >$work/perf.txt 2>&1; then
 		pass "perf counts rtrs_server:path_up and rtrs_server:io_error"
 	elif perf stat -e 'sched:sched_switch' -a -- sleep 0.1 >/dev/null 2>&1; then
 		fail "perf sees sched:sched_switch but not rtrs_server:*: $(tail -n 3 $work/perf.txt)"
 	else
-		echo "note: this perf cannot count tracepoints here: $(head -n 2 $work/perf.txt)"
+		skip "this perf cannot count tracepoints here: $(head -n 2 $work/perf.txt)"
 	fi
 fi
-if command -v bpftrace >/dev/null; then
+if need_tool bpftrace; then
 	check "bpftrace lists the events" sh -c "bpftrace -l 'tracepoint:rtrs_server:*' | grep -qx 'tracepoint:rtrs_server:io_error'"
 fi
 echo 0 >$tr/tracing_on
@@ -276,8 +282,10 @@ if [ -n "$peers" ] && [ -f "$peers/rnbd-against/rnbd-server.ko" ]; then
 		fail "slow backend: a step failed (see above)"
 	fi
 	slow_cleanup
+elif [ -n "$peers" ]; then
+	fail "no $peers/rnbd-against/rnbd-server.ko: the slow-backend part cannot run"
 else
-	echo "note: no upstream peers given: the slow-backend part is left out"
+	skip "no upstream peers given: the slow-backend part is left out"
 fi
 
 step "unload"

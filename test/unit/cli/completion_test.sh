@@ -5,7 +5,7 @@
 # Usage: completion_test.sh SOURCE_DIR [RTRS_SRV_BINARY]
 set -eu
 top=$1
-command -v bash >/dev/null || { echo "no bash: skipped"; exit 77; }
+command -v bash >/dev/null || { echo "FAIL: no bash"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rtrs-srv-completion.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 root=$(sh "$top/test/unit/cli/make-fake-tree.sh" "$tmp")

@@ -6,7 +6,7 @@
 set -eu
 top=$1 bin=$2
 page=$top/tools/rtrs-srv/rtrs-srv.8
-command -v groff >/dev/null || { echo "no groff: skipped"; exit 77; }
+command -v groff >/dev/null || { echo "FAIL: no groff (tools/install-deps.sh installs groff-base)"; exit 1; }
 fails=0
 warnings=$(groff -man -ww -z "$page" 2>&1) || true
 if [ -n "$warnings" ]; then

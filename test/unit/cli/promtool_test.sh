@@ -7,7 +7,7 @@
 # Usage: promtool_test.sh SOURCE_DIR RTRS_SRV_BINARY
 set -eu
 top=$1 bin=$2
-command -v promtool >/dev/null || { echo "no promtool (apt-get install prometheus): skipped"; exit 77; }
+command -v promtool >/dev/null || { echo "FAIL: no promtool (tools/install-deps.sh installs prometheus)"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rtrs-srv-promtool.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 root=$(sh "$top/test/unit/cli/make-fake-tree.sh" "$tmp/tree")
