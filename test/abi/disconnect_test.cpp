@@ -19,12 +19,21 @@ TEST(Disconnect, BadValuesAreEinvalAndChangeNothing) {
     rtrsabi::Client c(rtrsabi::connect_args("abi_dbad"));
     ASSERT_TRUE(c.wait_for_line(" up", 30s)) << c.output();
     const std::string file = rtrsabi::path_dir("abi_dbad", kPath) + "/disconnect";
+    rtrsabi::clear_kernel_log();
     // (A zero-length write never reaches a sysfs store, so "" is no case.)
     for (const char* bad : {"0", "2", "yes", "11", "1 1", "\n", "1\n\n"}) {
         EXPECT_EQ(rtrsabi::write_file(file, bad), EINVAL) << "'" << bad << "'";
     }
-    std::this_thread::sleep_for(1s);
-    EXPECT_TRUE(rtrsabi::exists(rtrsabi::path_dir("abi_dbad", kPath)));
+    // Nothing started: no close in the kernel log, and the path is there at
+    // every look for 2 s (a close would take it away well within that).
+    bool stayed = true;
+    auto until = std::chrono::steady_clock::now() + 2s;
+    while (stayed && std::chrono::steady_clock::now() < until) {
+        stayed = rtrsabi::exists(rtrsabi::path_dir("abi_dbad", kPath));
+        std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_TRUE(stayed);
+    EXPECT_EQ(rtrsabi::count_lines_with(rtrsabi::kernel_log(), "closing path"), 0) << rtrsabi::kernel_log();
 }
 
 TEST(Disconnect, OneRemovesThePathAndTheSessionWithItsLastPath) {
