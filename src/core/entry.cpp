@@ -135,3 +135,8 @@ extern "C" int rtrs_core_path_store(void* core_path, rtrs_core_path_attr attr, c
         return -rt::errc::inval;
     }
 }
+
+extern "C" void rtrs_core_held(rt::u64* sessions, rt::u64* paths) {
+    *sessions = __atomic_load_n(&g_sessions_held, __ATOMIC_RELAXED);
+    *paths = __atomic_load_n(&g_paths_held, __ATOMIC_RELAXED);
+}

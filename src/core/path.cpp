@@ -38,7 +38,9 @@ Path::Path(Session& sess, const wire::ConnReqFields& req)
       recon_cnt_(req.recon_cnt),
       always_inval_(module()->cfg().always_invalidate),
       chunk_size_(sess.chunk_size()),
-      queue_depth_(sess.queue_depth()) {}
+      queue_depth_(sess.queue_depth()) {
+    __atomic_add_fetch(&g_paths_held, 1, __ATOMIC_RELAXED);
+}
 
 Server& Path::server() const { return sess_->server(); }
 
@@ -171,6 +173,7 @@ rt::RefPtr<Device> Path::free_resources() {
 }
 
 Path::~Path() {
+    __atomic_sub_fetch(&g_paths_held, 1, __ATOMIC_RELAXED);
     // (Only a path whose setup failed still has its device here.)
     free_resources().reset();
     if (close_work_) rtrs_env_work_free(close_work_);

@@ -164,6 +164,9 @@ int rtrs_core_path_show(void *core_path, enum rtrs_core_path_attr attr, char *bu
 int rtrs_core_path_store(void *core_path, enum rtrs_core_path_attr attr, const char *buf,
 			 __SIZE_TYPE__ len);
 
+/* How many sessions and paths of the core exist now (debugfs "held"). */
+void rtrs_core_held(__UINT64_TYPE__ *sessions, __UINT64_TYPE__ *paths);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,8 +11,13 @@
 
 namespace core {
 
+rt::u64 g_sessions_held = 0;
+rt::u64 g_paths_held = 0;
+
 Session::Session(Server& srv, const wire::Uuid& paths_uuid)
-    : srv_(&srv), paths_uuid_(paths_uuid) {}
+    : srv_(&srv), paths_uuid_(paths_uuid) {
+    __atomic_add_fetch(&g_sessions_held, 1, __ATOMIC_RELAXED);
+}
 
 rt::Result<rt::Own<Session>> Session::create(Server& srv, const wire::Uuid& paths_uuid,
                                              const char** why) {
@@ -57,6 +62,7 @@ rt::Result<rt::Own<Session>> Session::create(Server& srv, const wire::Uuid& path
 }
 
 Session::~Session() {
+    __atomic_sub_fetch(&g_sessions_held, 1, __ATOMIC_RELAXED);
     if (!paths.empty()) rtrs_env_warn("rtrs core: session freed with paths");
     for (void* c : chunks_)
         if (c) rtrs_env_chunk_free(c, chunk_size_);

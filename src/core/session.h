@@ -21,6 +21,11 @@ class Path;
 struct SessionPathsTag;
 struct NamedTag;
 
+// How many Session and Path objects exist (rtrs_core_held()): atomics,
+// changed by their constructors and destructors.
+extern rt::u64 g_sessions_held;
+extern rt::u64 g_paths_held;
+
 class Session : public rt::ListLink<>, public rt::ListLink<NamedTag> {
 public:
     // A session with its chunks, charged to the memory budget. ENOMEM with

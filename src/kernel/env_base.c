@@ -285,23 +285,30 @@ void rtrs_env_waiter_free(struct rtrs_env_waiter *w)
 
 /* --- memory ------------------------------------------------------------------- */
 
+struct rtrs_glue_held rtrs_glue_held;
+
 /*
  * A chunk is high-order pages: without the allocator's own failure report
  * (the core refuses the session and says why) and without retrying until
- * the OOM killer runs.
+ * the OOM killer runs. Counted in pages (rtrs_glue_held).
  */
+
 RTRS_INJECTABLE_FN void *rtrs_env_chunk_alloc(u32 size)
 {
 	struct page *page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
 					__GFP_RETRY_MAYFAIL, get_order(size));
 
-	return page ? page_address(page) : NULL;
+	if (!page)
+		return NULL;
+	atomic64_add(1 << get_order(size), &rtrs_glue_held.chunk_pages);
+	return page_address(page);
 }
 RTRS_INJECTABLE(rtrs_env_chunk_alloc, NULL);
 
 void rtrs_env_chunk_free(void *chunk, u32 size)
 {
 	free_pages((unsigned long)chunk, get_order(size));
+	atomic64_sub(1 << get_order(size), &rtrs_glue_held.chunk_pages);
 }
 
 __UINT64_TYPE__ rtrs_env_total_ram(void)

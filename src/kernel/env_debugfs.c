@@ -3,6 +3,7 @@
  * The kernel environment, part four: what operators may read that is not
  * ABI, in debugfs:
  *   /sys/kernel/debug/rtrs-server/<session>/<client>@<server>/latency
+ *   /sys/kernel/debug/rtrs-server/held (what the module holds: glue.h)
  * The file's text comes from the core (rtrs_core_path_show) when it is
  * opened; reads serve that copy. debugfs_create_file() gives the file
  * debugfs's full proxy: debugfs_remove() waits for an open that is running
@@ -109,12 +110,48 @@ void rtrs_env_debugfs_path_del(struct rtrs_env_debugfs_path *p)
 	debugfs_remove((struct dentry *)p);
 }
 
+int rtrs_glue_held_show(char *buf, size_t cap)
+{
+	__UINT64_TYPE__ sessions, paths;
+
+	rtrs_core_held(&sessions, &paths);
+	return scnprintf(buf, cap,
+			 "sessions %llu\npaths %llu\nconnections %lld\nmrs %lld\nchunk_pages %lld\n",
+			 (unsigned long long)sessions, (unsigned long long)paths,
+			 (long long)atomic64_read(&rtrs_glue_held.cons),
+			 (long long)atomic64_read(&rtrs_glue_held.mrs),
+			 (long long)atomic64_read(&rtrs_glue_held.chunk_pages));
+}
+
+static int rtrs_glue_held_open(struct inode *inode, struct file *file)
+{
+	struct rtrs_glue_latency_text *t;
+
+	t = kmalloc(sizeof(*t) + 256, GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->len = rtrs_glue_held_show(t->buf, 256);
+	file->private_data = t;
+	return nonseekable_open(inode, file);
+}
+
+/* A copy made at open, as the latency file. */
+static const struct file_operations rtrs_glue_held_fops = {
+	.owner = THIS_MODULE,
+	.open = rtrs_glue_held_open,
+	.read = rtrs_glue_latency_read,
+	.release = rtrs_glue_latency_release,
+};
+
 void rtrs_glue_debugfs_init(void)
 {
 	struct dentry *d = debugfs_create_dir("rtrs-server", NULL);
 
 	/* Absent or disabled: every add above returns NULL. */
 	rtrs_glue_debugfs_root = IS_ERR_OR_NULL(d) ? NULL : d;
+	/* What the module holds: rtrs_glue_held_show(). */
+	if (rtrs_glue_debugfs_root)
+		debugfs_create_file("held", 0400, rtrs_glue_debugfs_root, NULL, &rtrs_glue_held_fops);
 }
 
 void rtrs_glue_debugfs_exit(void)

@@ -207,6 +207,7 @@ RTRS_INJECTABLE_FN struct rtrs_env_mr *rtrs_env_mr_alloc(struct rtrs_env_dev *de
 	info->rkey = m->mr->rkey;
 	info->iova = m->mr->iova;
 	info->length = m->mr->length;
+	atomic64_inc(&rtrs_glue_held.mrs);
 	return m;
 dereg:
 	ib_dereg_mr(m->mr);
@@ -220,6 +221,7 @@ void rtrs_env_mr_free(struct rtrs_env_mr *m)
 {
 	ib_dereg_mr(m->mr);
 	kfree(m);
+	atomic64_dec(&rtrs_glue_held.mrs);
 }
 
 u32 rtrs_env_mr_next_rkey(struct rtrs_env_mr *m)
@@ -346,6 +348,7 @@ RTRS_INJECTABLE_FN struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *
 	con->qp = cm_id->qp;
 	/* From here on its CM events reach the core with its connection. */
 	cm_id->context = con;
+	atomic64_inc(&rtrs_glue_held.cons);
 	return con;
 free_cq:
 	ib_free_cq(con->cq);
@@ -373,6 +376,7 @@ void rtrs_env_con_destroy(struct rtrs_env_con *con)
 	might_sleep();
 	rdma_destroy_qp(cm_id);
 	ib_free_cq(con->cq);
+	atomic64_dec(&rtrs_glue_held.cons);
 	/*
 	 * Waits for a CM handler still running on the id; none runs after, so
 	 * the connection it would find in the id's context may go.

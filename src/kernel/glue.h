@@ -8,6 +8,8 @@
 #ifndef RTRS_GLUE_H
 #define RTRS_GLUE_H
 
+#include <linux/atomic.h>
+
 #include "core/env.h"
 #include "core/rtrs_core.h"
 
@@ -47,6 +49,21 @@ void rtrs_glue_rdma_exit(void);
 /* env_sysfs.c: the rtrs-server class. */
 int rtrs_glue_sysfs_init(void);
 void rtrs_glue_sysfs_exit(void);
+
+/*
+ * What the module holds of the kernel's, counted where it is allocated and
+ * freed (env_base.c, env_rdma.c): read in debugfs ("held"), and all zero
+ * when the module unloads (main.c says so otherwise).
+ */
+struct rtrs_glue_held {
+	atomic64_t chunk_pages;	/* pages of session chunks */
+	atomic64_t mrs;		/* memory regions of the chunks */
+	atomic64_t cons;	/* connections: a QP and a CQ each */
+};
+extern struct rtrs_glue_held rtrs_glue_held;
+/* env_debugfs.c: the counts above and the core's (sessions, paths), as
+ * "name value" lines. */
+int rtrs_glue_held_show(char *buf, size_t cap);
 
 /* env_debugfs.c: /sys/kernel/debug/rtrs-server (nothing when debugfs is absent). */
 void rtrs_glue_debugfs_init(void);

@@ -124,6 +124,7 @@ storm() {
 		grep -qxF "cycles: $cycles of $cycles opened and closed" $work/storm-$inval.out
 	[ $rc -eq 0 ] || show $work/storm-$inval.out $work/storm-$inval.err
 	check "the session's folder is gone after the storm" wait_gone $class/storm 20
+	check "after the storm the module holds nothing (debugfs held: sessions, paths, connections, MRs, chunk pages)" held_zero 20
 	got=$(dmesg | grep -c ": path ip:.* closed (")
 	note "path teardowns in the kernel log so far: $got"
 }

@@ -44,6 +44,21 @@ load_deps() {
 	done
 }
 
+# held_zero SECONDS: true once rtrs-server holds nothing (its debugfs file
+# "held": sessions, paths, connections, MRs, chunk pages all 0); else
+# prints what it still holds. Mounts debugfs if needed.
+held_zero() {
+	local f=/sys/kernel/debug/rtrs-server/held i
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	[ -r "$f" ] || { echo "no $f"; return 1; }
+	for ((i = 0; i < $1 * 10; i++)); do
+		awk '$2 != 0 { bad = 1 } END { exit bad }' "$f" && return 0
+		sleep 0.1
+	done
+	echo "rtrs-server still holds: $(tr '\n' ' ' <"$f")"
+	return 1
+}
+
 # wait_gone PATH SECONDS: true once PATH no longer exists.
 wait_gone() {
 	local i

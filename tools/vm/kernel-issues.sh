@@ -20,6 +20,9 @@ rtrs_issue_re+='|ODEBUG:|page allocation failure|Out of memory|oom-kill'
 # rxe before 6.0 said so when a pool went away with objects in it (6.1 and
 # 6.12 WARN_ON instead, which "WARNING:" catches): from test/fault/lib.sh.
 rtrs_issue_re+="|pool destroyed with unfree'd"
+# Our module unloaded with sessions, paths, connections, MRs or chunk pages
+# still counted (src/kernel/main.c).
+rtrs_issue_re+='|unloaded while still holding'
 
 # printk line prefix as produced with printk.time=1, e.g. "[    1.234567] ".
 rtrs_printk_re='\[ *[0-9]+\.[0-9]+\] '

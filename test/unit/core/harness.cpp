@@ -57,6 +57,7 @@ std::vector<std::uint8_t> conn_req(const Client& c, std::uint16_t cid, bool firs
 
 Fixture::Fixture(Opts o) : opts(o) {
     fake::reset();
+    rtrs_core_held(&sessions_before, &paths_before);
     k().fail_at = o.fail_at;
     rtrs_core_config cfg{};
     cfg.always_invalidate = o.always_invalidate;
@@ -85,6 +86,10 @@ bool Fixture::finish(bool expect_clean) {
     std::string p = problems();
     auto left = k().leftovers();
     for (auto& l : left) p += "left over: " + l + "\n";
+    std::uint64_t sessions = 0, paths = 0;
+    rtrs_core_held(&sessions, &paths);
+    if (sessions != sessions_before) p += "sessions held: " + std::to_string(sessions - sessions_before) + "\n";
+    if (paths != paths_before) p += "paths held: " + std::to_string(paths - paths_before) + "\n";
     EXPECT_EQ(p, "");
     return p.empty();
 }

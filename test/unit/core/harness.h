@@ -69,6 +69,9 @@ public:
     bool finished = false;
     int init_err = 0;   // of the core's init, or of the server's open
     bool core_up = false;
+    // rtrs_core_held() when the fixture began (a test that leaves objects
+    // behind on purpose must not fail the next one).
+    std::uint64_t sessions_before = 0, paths_before = 0;
 
     // --- the client's side ---
     // One connection request; returns the core's value (0 kept).
