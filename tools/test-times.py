@@ -22,21 +22,9 @@ def suite_skips(suite_dir):
     return [l[len("skip: "):] for l in text.splitlines() if l.startswith("skip: ")]
 
 
-def all_skips(build):
-    """(boot, suite, why) of every skip in the guests' suites of this run."""
-    out = []
-    vm = os.path.join(build, "vm")
-    if not os.path.isdir(vm):
-        return out
-    for boot in sorted(os.listdir(vm)):
-        for name, _, _ in suite_rows(build, boot):
-            for why in suite_skips(os.path.join(vm, boot, "suites", name)):
-                out.append((boot, name, why))
-    return out
-
-
 def suite_rows(build, boot):
-    """(name, seconds, status) of each suite of a boot, in the order they ran."""
+    """(name, seconds, status, skips) of each suite of a boot, in the order
+    they ran; skips are the reasons of its "skip: " lines."""
     d = os.path.join(build, "vm", boot)
     listing = os.path.join(d, "suites.list")
     rows = []
@@ -48,14 +36,14 @@ def suite_rows(build, boot):
             continue
         name = words[0]
         sd = os.path.join(d, "suites", name)
-        skips = len(suite_skips(sd))
-        more = ", %d skipped" % skips if skips else ""
+        skips = suite_skips(sd)
+        more = ", %d skipped" % len(skips) if skips else ""
         try:
             secs = int(open(os.path.join(sd, "seconds")).read())
             st = int(open(os.path.join(sd, "status")).read())
-            rows.append((name, secs, ("passed" if st == 0 else "FAILED (%d)" % st) + more))
+            rows.append((name, secs, ("passed" if st == 0 else "FAILED (%d)" % st) + more, skips))
         except (OSError, ValueError):
-            rows.append((name, None, "no result"))
+            rows.append((name, None, "no result", skips))
     return rows
 
 
@@ -144,6 +132,14 @@ def main():
     width = min(max([len(t[0]) for t in tests] + [40]), WIDTH)
     print("%-*s %8s  %s" % (width, "step", "seconds", "result"))
     print("%s %s  %s" % ("-" * width, "-" * 8, "-" * 6))
+    rows = {}
+
+    def rows_of(boot):
+        """suite_rows(), read once a boot."""
+        if boot not in rows:
+            rows[boot] = suite_rows(build, boot)
+        return rows[boot]
+
     small = 0
     small_n = 0
     for name, secs, status in sorted(tests, key=lambda t: -t[1]):
@@ -154,7 +150,7 @@ def main():
         print("%-*s %8.0f  %s" % (width, cut(name, width), secs, status))
         boot = boot_of(name)
         if boot:
-            for sname, ssecs, sst in suite_rows(build, boot):
+            for sname, ssecs, sst, _ in rows_of(boot):
                 print("%-*s %8s  %s" % (width, "    suite " + sname,
                                          "-" if ssecs is None else ssecs, sst))
     print("%-*s %8.0f  (%d tests under a second each)" % (width, "the rest", small, small_n))
@@ -162,7 +158,11 @@ def main():
                           sum(t[1] for t in tests)))
     if wall is not None:
         print("%-*s %8d  (%dm%02ds)" % (width, "wall clock of ctest", wall, wall // 60, wall % 60))
-    skips = all_skips(build)
+    # Every boot's suites, the ones not in the table too.
+    vm = os.path.join(build, "vm")
+    skips = [(boot, sname, why)
+             for boot in (sorted(os.listdir(vm)) if os.path.isdir(vm) else [])
+             for sname, _, _, whys in rows_of(boot) for why in whys]
     print()
     print("skips in the guests' suites: %d" % len(skips))
     for boot, name, why in skips:
