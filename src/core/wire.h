@@ -74,8 +74,18 @@ struct le64 {
 // byte swapping of any part).
 struct Uuid {
     u8 b[16];
-    friend constexpr bool operator==(const Uuid&, const Uuid&) = default;
+    // Spelled out: gcc 10 (Debian 11's) compiles a defaulted == over an
+    // array member to "never equal", and every connection after a path's
+    // first then made a session of its own. The asserts below stop a build
+    // by such a compiler.
+    friend constexpr bool operator==(const Uuid& x, const Uuid& y) {
+        for (usize i = 0; i < sizeof(x.b); ++i)
+            if (x.b[i] != y.b[i]) return false;
+        return true;
+    }
 };
+static_assert(Uuid{{1, 2, 3}} == Uuid{{1, 2, 3}}, "equal uuids compare equal");
+static_assert(!(Uuid{{1, 2, 3}} == Uuid{{1, 2, 4}}), "different uuids compare unequal");
 
 // --- protocol constants ------------------------------------------------------
 

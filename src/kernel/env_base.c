@@ -20,6 +20,7 @@
 #include <linux/workqueue.h>
 
 #include "core/env.h"
+#include "kernel/compat.h"
 #include "kernel/glue.h"
 #include "rt/env.h"
 
@@ -325,7 +326,7 @@ __UINT64_TYPE__ rtrs_env_available_ram(void)
 
 int rtrs_glue_base_init(void)
 {
-	rtrs_glue_wq = alloc_workqueue("rtrs_server", 0, 0);
+	rtrs_glue_wq = alloc_workqueue("rtrs_server", RTRS_WQ_PERCPU, 0);
 	return rtrs_glue_wq ? 0 : -ENOMEM;
 }
 

@@ -29,5 +29,13 @@
 #pragma GCC poison thread_local
 
 // The throwing allocation functions: `new T` without rt::Gfp is an error.
+// gcc 10 (Debian 11's) refuses to delete the implicit declarations; there a
+// call that is left after optimisation is the error (and modpost's, on the
+// undefined _Znwm, stays behind both).
+#if defined(__clang__) || __GNUC__ >= 11
 void* operator new(__SIZE_TYPE__) = delete;
 void* operator new[](__SIZE_TYPE__) = delete;
+#else
+void* operator new(__SIZE_TYPE__) __attribute__((error("new T without rt::Gfp")));
+void* operator new[](__SIZE_TYPE__) __attribute__((error("new T[] without rt::Gfp")));
+#endif
