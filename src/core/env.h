@@ -284,11 +284,14 @@ void rtrs_env_listen_stop(struct rtrs_env_listener *l);
 /*
  * The ULP's callbacks, as rtrs_srv_open() got them. rdma_ev: never under a
  * lock of ours; link_ev: under the session's SESSION_EV lock only.
+ * rdma_ev gets all a kernel release's API may pass on (5.10's takes the
+ * session and the direction too): sess is the session (as link_ev's),
+ * dir RTRS_CORE_DIR_READ (the client reads) or RTRS_CORE_DIR_WRITE.
  */
 struct rtrs_env_ulp;
-int rtrs_env_ulp_rdma_ev(struct rtrs_env_ulp *ulp, void *priv, struct rtrs_srv_op *op,
-			 void *data, __UINT32_TYPE__ datalen, const void *usr,
-			 __UINT32_TYPE__ usrlen);
+int rtrs_env_ulp_rdma_ev(struct rtrs_env_ulp *ulp, void *sess, void *priv,
+			 struct rtrs_srv_op *op, int dir, void *data,
+			 __UINT32_TYPE__ datalen, const void *usr, __UINT32_TYPE__ usrlen);
 /* ev: RTRS_CORE_LINK_CONNECTED or RTRS_CORE_LINK_DISCONNECTED. */
 int rtrs_env_ulp_link_ev(struct rtrs_env_ulp *ulp, void *sess, int ev, void *priv);
 

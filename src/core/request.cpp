@@ -221,8 +221,9 @@ void Path::dispatch(Request& r) {
         __atomic_add_fetch(&stats_.write_cnt, 1, __ATOMIC_RELAXED);
         __atomic_add_fetch(&stats_.write_bytes, rt::u64{q.hdr_off}, __ATOMIC_RELAXED);
     }
-    int err = rtrs_env_ulp_rdma_ev(server().ulp(), sess_->priv(), r.op(), chunk, q.data_len,
-                                   chunk + q.usr_off, q.usr_len);
+    int err = rtrs_env_ulp_rdma_ev(server().ulp(), sess_, sess_->priv(), r.op(),
+                                   read ? RTRS_CORE_DIR_READ : RTRS_CORE_DIR_WRITE, chunk,
+                                   q.data_len, chunk + q.usr_off, q.usr_len);
     if (err) {
         Log(kErr, log_gate_).who(sess_name(), name_).put(": the upper layer failed request ").dec(rt::u64{r.id()})
             .put(": ").dec(err);

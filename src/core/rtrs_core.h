@@ -74,6 +74,10 @@ int rtrs_core_get_queue_depth(struct rtrs_srv_sess *sess);
 /* Link events, as the ULP API numbers them. */
 #define RTRS_CORE_LINK_CONNECTED 0
 #define RTRS_CORE_LINK_DISCONNECTED 1
+/* An I/O request's direction, as rtrs_env_ulp_rdma_ev() passes it (the
+ * kernel's READ and WRITE). */
+#define RTRS_CORE_DIR_READ 0
+#define RTRS_CORE_DIR_WRITE 1
 
 /* --- RDMA CM ------------------------------------------------------------------ */
 

@@ -60,6 +60,7 @@ MODULE_PARM_DESC(signal_interval,
 RT_ERRNO_LIST(RTRS_CHECK_ERRNO)
 static_assert(RTRS_CORE_LINK_CONNECTED == RTRS_SRV_LINK_EV_CONNECTED);
 static_assert(RTRS_CORE_LINK_DISCONNECTED == RTRS_SRV_LINK_EV_DISCONNECTED);
+static_assert(RTRS_CORE_DIR_READ == READ && RTRS_CORE_DIR_WRITE == WRITE);
 
 /* --- the upper layer ----------------------------------------------------------- */
 
@@ -67,10 +68,25 @@ struct rtrs_env_ulp {
 	struct rtrs_srv_ops ops;
 };
 
-int rtrs_env_ulp_rdma_ev(struct rtrs_env_ulp *ulp, void *priv, struct rtrs_srv_op *op,
-			 void *data, u32 datalen, const void *usr, u32 usrlen)
+/*
+ * The session handle the core gives the ULP is its Session; the ULP's API
+ * names it struct rtrs_srv (5.10) or struct rtrs_srv_sess (6.1 on).
+ */
+#ifdef RTRS_SRV_API_5_10
+#define rtrs_ulp_sess rtrs_srv
+#else
+#define rtrs_ulp_sess rtrs_srv_sess
+#endif
+
+int rtrs_env_ulp_rdma_ev(struct rtrs_env_ulp *ulp, void *sess, void *priv,
+			 struct rtrs_srv_op *op, int dir, void *data, u32 datalen,
+			 const void *usr, u32 usrlen)
 {
+#ifdef RTRS_SRV_API_5_10
+	return ulp->ops.rdma_ev(sess, priv, op, dir, data, datalen, usr, usrlen);
+#else
 	return ulp->ops.rdma_ev(priv, op, data, datalen, usr, usrlen);
+#endif
 }
 
 int rtrs_env_ulp_link_ev(struct rtrs_env_ulp *ulp, void *sess, int ev, void *priv)
@@ -114,21 +130,35 @@ bool rtrs_srv_resp_rdma(struct rtrs_srv_op *id, int errno)
 }
 EXPORT_SYMBOL(rtrs_srv_resp_rdma);
 
-void rtrs_srv_set_sess_priv(struct rtrs_srv_sess *sess, void *priv)
+static struct rtrs_srv_sess *core_sess(struct rtrs_ulp_sess *sess)
 {
-	rtrs_core_set_sess_priv(sess, priv);
+	return (struct rtrs_srv_sess *)sess;
+}
+
+void rtrs_srv_set_sess_priv(struct rtrs_ulp_sess *sess, void *priv)
+{
+	rtrs_core_set_sess_priv(core_sess(sess), priv);
 }
 EXPORT_SYMBOL(rtrs_srv_set_sess_priv);
 
-int rtrs_srv_get_path_name(struct rtrs_srv_sess *sess, char *pathname, size_t len)
+/* The session's name: 5.10 calls it rtrs_srv_get_sess_name. */
+#ifdef RTRS_SRV_API_5_10
+int rtrs_srv_get_sess_name(struct rtrs_srv *sess, char *name, size_t len)
 {
-	return rtrs_core_get_path_name(sess, pathname, len);
+	return rtrs_core_get_path_name(core_sess(sess), name, len);
+}
+EXPORT_SYMBOL(rtrs_srv_get_sess_name);
+#else
+int rtrs_srv_get_path_name(struct rtrs_srv_sess *sess, char *name, size_t len)
+{
+	return rtrs_core_get_path_name(core_sess(sess), name, len);
 }
 EXPORT_SYMBOL(rtrs_srv_get_path_name);
+#endif
 
-int rtrs_srv_get_queue_depth(struct rtrs_srv_sess *sess)
+int rtrs_srv_get_queue_depth(struct rtrs_ulp_sess *sess)
 {
-	return rtrs_core_get_queue_depth(sess);
+	return rtrs_core_get_queue_depth(core_sess(sess));
 }
 EXPORT_SYMBOL(rtrs_srv_get_queue_depth);
 

@@ -51,8 +51,23 @@ MODULE_PARM_DESC(early_io,
 
 static struct rtrs_srv_ctx *rtrs_null_ctx;
 
+/*
+ * The upper-layer API of the kernel built for (include/rtrs/rtrs-srv.h):
+ * 5.10's names the session struct rtrs_srv, passes it and the direction to
+ * rdma_ev, and calls the name function rtrs_srv_get_sess_name.
+ */
+#ifdef RTRS_SRV_API_5_10
+#define rtrs_null_sess rtrs_srv
+#define rtrs_null_sess_name rtrs_srv_get_sess_name
+static int rtrs_null_rdma_ev(struct rtrs_srv *sess, void *priv, struct rtrs_srv_op *id,
+			     int dir, void *data, size_t datalen, const void *usr,
+			     size_t usrlen)
+#else
+#define rtrs_null_sess rtrs_srv_sess
+#define rtrs_null_sess_name rtrs_srv_get_path_name
 static int rtrs_null_rdma_ev(void *priv, struct rtrs_srv_op *id, void *data,
 			     size_t datalen, const void *usr, size_t usrlen)
+#endif
 {
 	if (priv != &rtrs_null_connected) {
 		int n = atomic_inc_return(&early_io);
@@ -71,12 +86,12 @@ static int rtrs_null_rdma_ev(void *priv, struct rtrs_srv_op *id, void *data,
 	return 0;
 }
 
-static int rtrs_null_link_ev(struct rtrs_srv_sess *sess, enum rtrs_srv_link_ev ev,
+static int rtrs_null_link_ev(struct rtrs_null_sess *sess, enum rtrs_srv_link_ev ev,
 			     void *priv)
 {
 	char name[256];
 
-	if (rtrs_srv_get_path_name(sess, name, sizeof(name)))
+	if (rtrs_null_sess_name(sess, name, sizeof(name)))
 		strscpy(name, "?", sizeof(name));
 	if (ev == RTRS_SRV_LINK_EV_CONNECTED && link_delay_ms) {
 		pr_info("session %s: delaying CONNECTED by %u ms\n", name, link_delay_ms);

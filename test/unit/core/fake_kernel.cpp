@@ -722,12 +722,15 @@ void rtrs_env_listen_stop(rtrs_env_listener* l) {
     k().listening = !v.empty();
 }
 
-int rtrs_env_ulp_rdma_ev(rtrs_env_ulp*, void* priv, rtrs_srv_op* op, void* data,
-                         std::uint32_t datalen, const void* usr, std::uint32_t usrlen) {
+int rtrs_env_ulp_rdma_ev(rtrs_env_ulp*, void* sess, void* priv, rtrs_srv_op* op, int dir,
+                         void* data, std::uint32_t datalen, const void* usr,
+                         std::uint32_t usrlen) {
     if (!k().held.empty()) k().violation("the ULP called with a lock held");
     fake::Event e;
     e.kind = fake::Event::RdmaEv;
     e.op = op;
+    e.sess = sess;
+    e.dir = dir;
     e.datalen = datalen;
     e.usrlen = usrlen;
     e.usr.assign(static_cast<const std::uint8_t*>(usr), static_cast<const std::uint8_t*>(usr) + usrlen);

@@ -146,6 +146,7 @@ struct Event {
     rtrs_srv_op* op = nullptr;
     void* sess = nullptr;
     int ev = 0;
+    int dir = -1;  // RdmaEv: RTRS_CORE_DIR_READ or RTRS_CORE_DIR_WRITE
     std::uint32_t datalen = 0;
     std::uint32_t usrlen = 0;
     std::vector<std::uint8_t> usr;

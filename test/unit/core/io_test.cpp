@@ -159,6 +159,41 @@ TEST(Io, TheUlpFailingARequestAnswersWithItsError) {
     EXPECT_TRUE(f.finish());
 }
 
+// 5.10's upper-layer API also hands the ULP the session and the direction of
+// each request (src/kernel/main.c passes them on there): the session is the
+// one its link events named, READ for a client's read, WRITE for its write.
+TEST(Io, TheUlpIsToldTheSessionAndTheDirectionOfEachRequest) {
+    h::Fixture f;
+    auto c = h::client(57);
+    ASSERT_TRUE(f.up(c, "dir"));
+    void* sess = nullptr;
+    for (const auto& e : k().events)
+        if (e.kind == fake::Event::LinkEv && e.ev == RTRS_CORE_LINK_CONNECTED) sess = e.sess;
+    ASSERT_NE(sess, nullptr);
+    rtrs_srv_op* w = f.write(c, 1, 1, std::vector<std::uint8_t>(64, 1), {});
+    ASSERT_NE(w, nullptr);
+    rtrs_srv_op* r = f.read(c, 1, 2, 512, {});
+    ASSERT_NE(r, nullptr);
+    int writes = 0, reads = 0;
+    for (const auto& e : k().events) {
+        if (e.kind != fake::Event::RdmaEv) continue;
+        EXPECT_EQ(e.sess, sess);
+        if (e.op == w) {
+            EXPECT_EQ(e.dir, RTRS_CORE_DIR_WRITE);
+            writes++;
+        } else if (e.op == r) {
+            EXPECT_EQ(e.dir, RTRS_CORE_DIR_READ);
+            reads++;
+        }
+    }
+    EXPECT_EQ(writes, 1);
+    EXPECT_EQ(reads, 1);
+    rtrs_core_answer(w, 0);
+    rtrs_core_answer(r, 0);
+    k().complete_all_sends(c.con(1));
+    EXPECT_TRUE(f.finish());
+}
+
 // A second request on a chunk whose first is still with the ULP would have
 // its data overwritten under it: the path closes instead.
 TEST(Io, ASecondRequestOnABusyChunkClosesThePath) {
