@@ -6,6 +6,7 @@
 # so the sources are copied there first), with the standard out-of-tree
 # command, and fails on any warning in the build output.
 # Usage: build-module.sh [--kdir DIR] [--shipped] KVER OUTDIR
+#   KVER        a kernel version, or a series (6.1: the newest installed)
 #   --kdir DIR  the kernel build folder (default /lib/modules/KVER/build), e.g.
 #               the debug kernel's (tools/debug-kernel/build.sh)
 #   --shipped   the shipped variant instead, as DKMS builds it: rtrs-server.ko
@@ -23,6 +24,7 @@ done
 [ $# -eq 2 ] || { echo "$usage" >&2; exit 2; }
 kver=$1 out=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
+case $kver in *.*.*) ;; *) kver=$("$top/tools/kernels.sh" --series "$kver") ;; esac
 [ -n "$kdir" ] || kdir=/lib/modules/$kver/build
 [ -d "$kdir" ] || { echo "no kernel headers for $kver at $kdir" >&2; exit 1; }
 mkdir -p "$out"
@@ -37,7 +39,7 @@ for item in Kbuild Makefile src include tools/check-cxx-object.sh; do
 	cp -a "$top/$item" "$out/$(dirname "$item")/"
 done
 log=$out/build.log
-echo "building rtrs-server.ko (${variant:-shipped}) for $kver in $out"
+echo "building rtrs-server.ko (${variant:-shipped}) for $kver in $out with $(${CC:-gcc} --version | head -n 1)"
 # The other variant's objects and modules must not be mistaken for these.
 if [ "$(cat "$out/variant" 2>/dev/null)" != "${variant:-shipped}" ]; then
 	make -C "$kdir" M="$out" clean >/dev/null 2>&1 || true

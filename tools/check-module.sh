@@ -4,17 +4,27 @@
 #  - every undefined symbol is exported by that kernel (Module.symvers), so
 #    nothing of libstdc++, libgcc or the C++ ABI slipped in;
 #  - modinfo shows license, description, version and the four parameters;
-#  - it exports the six rtrs_srv_* functions and nothing else;
+#  - it exports the six rtrs_srv_* functions and nothing else: with
+#    --upstream, exactly those that upstream's server of the same release
+#    exports (its rtrs-srv.c; 5.10's differ from 6.1's), else 6.1's;
 #  - it is the variant it should be (Kbuild's RTRS_TEST_BUILD): the test
 #    variant (tools/build-module.sh) says so in modinfo (test_build) and, on
 #    a kernel with CONFIG_FUNCTION_ERROR_INJECTION, has fail_function entries
 #    (section _error_injection_whitelist); with --shipped (what DKMS builds)
 #    it has neither, and no rtrs-null.ko lies beside it.
-# Usage: check-module.sh [--shipped] KVER KO
+# Usage: check-module.sh [--shipped] [--upstream RTRS_SRV_C] KVER KO
+#   KVER  a kernel version, or a series (6.1: the newest installed)
 set -eu
-shipped=0
-[ "${1:-}" = --shipped ] && { shipped=1; shift; }
+shipped=0 upstream=
+while [ $# -gt 2 ]; do
+	case $1 in
+	--shipped) shipped=1; shift ;;
+	--upstream) upstream=$2; shift 2 ;;
+	*) echo "usage: $0 [--shipped] [--upstream RTRS_SRV_C] KVER KO" >&2; exit 2 ;;
+	esac
+done
 kver=$1 ko=$2
+case $kver in *.*.*) ;; *) kver=$("$(dirname "$0")/kernels.sh" --series "$kver") ;; esac
 symvers=/lib/modules/$kver/build/Module.symvers
 fail=0
 missing=$(nm -u "$ko" | awk '{print $2}' | while read -r sym; do
@@ -47,7 +57,14 @@ for p in always_invalidate:bool max_chunk_size:int sess_queue_depth:int max_chun
 done
 # Exactly the six functions of the upstream server API are exported, so that
 # the module can share a kernel with upstream's rtrs-core and rtrs-client.
-want="rtrs_srv_close rtrs_srv_get_path_name rtrs_srv_get_queue_depth rtrs_srv_open rtrs_srv_resp_rdma rtrs_srv_set_sess_priv"
+if [ -n "$upstream" ]; then
+	want=$(sed -n 's/^EXPORT_SYMBOL\(_GPL\)\{0,1\}(\(rtrs_srv_[a-z_]*\));.*/\2/p' "$upstream" | sort | paste -sd' ')
+	[ "$(echo "$want" | wc -w)" -eq 6 ] ||
+		{ echo "FAIL: $upstream exports '$want', not six rtrs_srv_* functions: not read right" >&2; exit 1; }
+	echo "upstream's server of this release exports: $want"
+else
+	want="rtrs_srv_close rtrs_srv_get_path_name rtrs_srv_get_queue_depth rtrs_srv_open rtrs_srv_resp_rdma rtrs_srv_set_sess_priv"
+fi
 got=$(nm "$ko" | awk '$3 ~ /^__ksymtab_/ { sub(/^__ksymtab_/, "", $3); print $3 }' | sort | paste -sd' ')
 if [ "$got" = "$want" ]; then
 	echo "ok: exports exactly: $got"

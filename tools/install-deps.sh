@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Installs what building and testing rtrs-server needs on Debian 12, as root:
-# both target kernels (Debian 12's 6.1 and the 6.12 series of Debian 13 that
-# bookworm also ships) with their headers and sources, the compilers, QEMU,
+# Debian 12's kernel (6.1) with its headers and sources, mmdebstrap (the
+# other releases' kernels, compilers and sources live in roots of their own
+# that it makes: tools/roots/make-root.sh), the compilers, QEMU,
 # rdma-core and GoogleTest, DKMS and Debian's packaging tools (the package
 # test), Prometheus' promtool (checks `rtrs-srv metrics`), groff (the man
 # page check), trace-cmd, perf and bpftrace (read the trace events in the
@@ -17,9 +18,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages="
 	build-essential g++ gcc make cmake pkg-config kmod cpio gzip xz-utils zstd
 	bc flex bison libelf-dev libssl-dev pahole
-	linux-image-amd64 linux-headers-amd64
-	linux-image-6.12-amd64 linux-headers-6.12-amd64
-	linux-source-6.1 linux-source-6.12
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1 mmdebstrap
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
 	libibverbs-dev librdmacm-dev

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs every test: host unit tests, the C++ subset checks, and for both
-# target kernels (6.1 and 6.12) the module build, its symbol check and the
-# guest tests. Installs what it needs first (as root, with apt).
+# Runs every test: host unit tests, the C++ subset checks, and for each
+# Debian release's kernel (bookworm 6.1 on the host; bullseye 5.10, trixie
+# 6.12 and sid 7.2 each in a root of its own, made from Debian's registry:
+# tools/roots) the module build, its symbol check and the guest tests.
+# Installs what it needs first (as root, with apt).
 # The last line is ctest's summary.
 #
 # tools/run-tests.sh --extended [CTEST ARGS]: every suite on every kernel
@@ -31,11 +33,11 @@ else
 	echo "not root: assuming the packages of tools/install-deps.sh are installed"
 fi
 
-kernels=$(tools/kernels.sh --require | paste -sd';')
-echo "== kernels under test: ${kernels//;/ }"
+releases=${RTRS_RELEASES:-bookworm bullseye trixie sid}
+echo "== the host's kernel: $(tools/kernels.sh --require); releases under test: $releases"
 
 echo "== configuring and building in $build"
-cmake -S "$top" -B "$build" -DRTRS_KERNELS="$kernels" -DRTRS_GUEST_TESTS=ON \
+cmake -S "$top" -B "$build" -DRTRS_RELEASES="${releases// /;}" -DRTRS_GUEST_TESTS=ON \
 	-DRTRS_EXTENDED_TESTS=$extended
 cmake --build "$build" -j"$(nproc)"
 

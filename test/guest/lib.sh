@@ -79,6 +79,23 @@ wait_line() {
 	return 1
 }
 
+# wait_line_while FILE REGEX SECONDS PID: true once a line of FILE matches;
+# false when PID ends first (give it a moment to print its last line) or
+# after SECONDS.
+wait_line_while() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		if ! kill -0 "$4" 2>/dev/null; then
+			sleep 0.2
+			grep -Eq -- "$2" "$1" 2>/dev/null
+			return
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
 # wait_exists PATH SECONDS: true once PATH exists.
 wait_exists() {
 	local i
@@ -94,7 +111,9 @@ wait_exists() {
 # 10.78.0.2 and backs rxe1. Also loads the userspace RDMA CM.
 rxe_up() {
 	local i
-	modprobe -a rdma_rxe rdma_cm rdma_ucm ib_uverbs dummy || return 1
+	modprobe -a rdma_rxe rdma_cm rdma_ucm ib_uverbs || return 1
+	# numdummies=0: 5.10's dummy makes a dummy0 of its own when it loads.
+	modprobe dummy numdummies=0 || return 1
 	ip link set lo up
 	for i in 0 1; do
 		ip link add dummy$i type dummy || return 1

@@ -80,7 +80,16 @@ io_exact() {
 		--reads "$reads" --writes "$writes" --size "$size" --usr-len "$usr" --qd "$qd" \
 		--verify-zero --hold $hold "$@" >"$log.out" 2>"$log.err" &
 	pid=$!
-	if ! wait_line "$log.out" '^io: ' 300; then
+	if ! wait_line_while "$log.out" '^io: ' 300 "$pid"; then
+		# Memory windows came to soft-RoCE in 5.12: 5.10's rxe has none,
+		# so a client there cannot send NEED_INVAL reads (the kernel's
+		# client does, with its own registrations: the interop suite).
+		if grep -q 'ibv_alloc_mw(type 2): --need-inval needs memory windows' "$log.err" &&
+			[ -n "$(uname -r | grep '^5\.10\.')" ]; then
+			skip "$desc: this kernel's soft-RoCE has no memory windows ($(grep -m1 ibv_alloc_mw "$log.err"))"
+			wait "$pid"
+			return
+		fi
 		fail "$desc: no summary line"
 		kill "$pid" 2>/dev/null
 		wait "$pid"

@@ -32,6 +32,8 @@ if [ $# -ne 3 ]; then
 	exit 2
 fi
 kver=$1
+# a series (6.1) is the newest kernel of it installed
+case $kver in *.*.*) ;; *) kver=$("$top/tools/kernels.sh" --series "$kver") ;; esac
 build=$(mkdir -p "$2" && cd "$2" && pwd)
 client=$(realpath "$3")
 

@@ -8,7 +8,9 @@
 #
 # Usage: tools/bench/rnbd-bench.sh [SECONDS_PER_CASE]
 # Environment (defaults in brackets):
-#   KVER            kernel to boot [the first of tools/kernels.sh]
+#   KVER            kernel series to boot, the host's (6.1) [6.1]; the
+#                   module and peers are those of build/module/KVER and
+#                   build/peers/KVER, as the test command names them
 #   ROUNDS          rounds per server, per case and always_invalidate value [5]
 #   CASE_SECONDS    seconds per fio case [5] (the argument wins)
 #   CASES           space-separated case names [all seven, see below]
@@ -58,7 +60,8 @@ if [ "$(id -u)" -eq 0 ]; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 	fi
 fi
-kver=${KVER:-$(tools/kernels.sh | awk "NR == 1")}
+kver=${KVER:-6.1}
+full_kver=$(tools/kernels.sh --series "$kver") || exit 2
 build=${RTRS_BUILD_DIR:-$top/build}
 if [ "${BENCH_NO_BUILD:-}" = 1 ]; then
 	for f in "$build/module/$kver/rtrs-server.ko" "$build/peers/$kver/rnbd-against/rnbd-server.ko"; do
@@ -72,8 +75,8 @@ baseline=
 if [ -n "${BASELINE:-}" ]; then
 	baseline=$(realpath "$BASELINE")
 	[ -e "$baseline/rtrs-server.ko" ] || { echo "rnbd-bench: no rtrs-server.ko in $BASELINE" >&2; exit 2; }
-	modinfo -F vermagic "$baseline/rtrs-server.ko" | grep -q "^$kver " ||
-		{ echo "rnbd-bench: $BASELINE/rtrs-server.ko is not built for $kver" >&2; exit 2; }
+	modinfo -F vermagic "$baseline/rtrs-server.ko" | grep -q "^$full_kver " ||
+		{ echo "rnbd-bench: $BASELINE/rtrs-server.ko is not built for $full_kver" >&2; exit 2; }
 fi
 out=${BENCH_OUT:-$build/bench/$kver-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
@@ -82,7 +85,7 @@ out=$(realpath "$out")
 # loading and mapping; 2 x seconds of perftest per round; a margin.
 n=$(wc -w <<<"$cases")
 timeout=$((600 + $(wc -w <<<"$invs") * rounds * (2 * n * (secs + 4) + 20 + 2 * (secs + 10))))
-echo "rnbd-bench: $kver, $rounds round(s) x [$cases] x always_invalidate [$invs], $secs s per case, order $order${baseline:+, against the baseline $baseline}; results in $out"
+echo "rnbd-bench: $full_kver, $rounds round(s) x [$cases] x always_invalidate [$invs], $secs s per case, order $order${baseline:+, against the baseline $baseline}; results in $out"
 # What else ran on the host: load average and other QEMU guests, before and after.
 host_state() { echo "load $(cut -d' ' -f1-3 /proc/loadavg), other qemu guests: $(pgrep -c qemu-system || true)"; }
 before=$(host_state)
@@ -93,7 +96,7 @@ tools/vm/run-guest --kver "$kver" --out "$out/vm" --timeout "$timeout" \
 took=$(($(date +%s) - begin))
 after=$(host_state)
 echo "rnbd-bench: guest run took $took s"
-/usr/bin/python3 tools/bench/report.py --kver "$kver" --rounds "$rounds" --seconds "$secs" \
+/usr/bin/python3 tools/bench/report.py --kver "$full_kver" --rounds "$rounds" --seconds "$secs" \
 	--other "$(if [ -n "$baseline" ]; then echo baseline; else echo upstream; fi)" \
 	--note "order $order;${baseline:+ baseline: $baseline ($(modinfo -F srcversion "$baseline/rtrs-server.ko"));} $(date -u -d @"$begin" '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, TCG; guest run $took s; host before: $before; after: $after" \
 	"$out/vm" "$out"

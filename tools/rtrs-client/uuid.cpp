@@ -3,6 +3,7 @@
 
 #include <sys/random.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 

@@ -29,6 +29,8 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 2 ] || usage
 kver=$1
+# a series (6.1) is the newest kernel of it installed
+case $kver in *.*.*) ;; *) kver=$("$(dirname "$0")/../kernels.sh" --series "$kver") ;; esac
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
 [ -n "$kdir" ] || kdir=/lib/modules/$kver/build

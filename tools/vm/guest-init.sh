@@ -3,8 +3,11 @@
 # by tools/vm/run-guest.  It runs under busybox sh as PID 1 and:
 #   1. loads the few modules needed to reach the host filesystem
 #      (listed, in order, in /modules/order),
-#   2. mounts the host's / (9p tag "hostroot", read-only),
-#   3. stacks a tmpfs-backed overlay on top so the guest can write,
+#   2. mounts the host's / (9p tag "hostroot", read-only; or the root tree
+#      run-guest --root shares under that tag),
+#   3. stacks a tmpfs-backed overlay on top so the guest can write, and
+#      does the same for each host folder run-guest --bind shares (9p tags
+#      "rtrsbindN", at the path rtrsvm.bindN= gives),
 #   4. sets up the pseudo filesystems, /run, lo, the hostname and the
 #      results folder (9p tag "rtrsout", mounted at rtrsvm.out=) in it,
 #   5. switch_root's into it and execs stage 2 (guest-stage2.sh, run by the
@@ -85,6 +88,29 @@ mount -t tmpfs -o mode=0755 rwlayer /rw || die "cannot mount tmpfs"
 mkdir -p /rw/upper /rw/work
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
 	rootfs /newroot || die "cannot mount the overlay root"
+
+# The host's folders bound into another release's root, outer ones first:
+# read-only 9p, each under an overlay of its own (writes stay in the guest).
+set -f
+n=0
+# shellcheck disable=SC2013 # words, not lines
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	rtrsvm.bind[0-9]*=*) ;;
+	*) continue ;;
+	esac
+	tag=${arg%%=*}
+	tag=rtrsbind${tag#rtrsvm.bind}
+	dir=$(decode "${arg#*=}")
+	mkdir -p "/binds/$n/lower" "/rw/bind$n/upper" "/rw/bind$n/work" "/newroot$dir" ||
+		die "cannot make the mount points of $dir"
+	mount -t 9p -o "$p9opts,ro,cache=$rootcache" "$tag" "/binds/$n/lower" ||
+		die "cannot mount the host's $dir (9p tag $tag)"
+	mount -t overlay -o "lowerdir=/binds/$n/lower,upperdir=/rw/bind$n/upper,workdir=/rw/bind$n/work" \
+		"bind$n" "/newroot$dir" || die "cannot mount the overlay of $dir"
+	n=$((n + 1))
+done
+set +f
 
 [ -x /newroot/bin/bash ] || die "no /bin/bash in the host root"
 [ -f "/newroot$stage2" ] || die "stage 2 script $stage2 not found in the host root"
