@@ -30,11 +30,19 @@ packages="linux-image-amd64 linux-headers-amd64 linux-source-$series
 	gcc g++ make cmake pkg-config libc6-dev kmod xz-utils dwarves
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev
 	libgtest-dev iproute2 procps util-linux fio dmsetup python3"
-recipe=$( { cat "$0" "$here/releases.sh"; echo "$mirror"; } | sha256sum | cut -c1-16)
+# What the root is made of: a root made by another recipe is made again.
+# Bump recipe_version when the mmdebstrap command below changes.
+recipe_version=1
+recipe=$(echo "$recipe_version $release $mirror" $packages | sha256sum | cut -c1-16)
 
 top=$(rtrs_roots_dir)
 root=$top/$release
 stamp=$root/.rtrs-root
+mkdir -p "$top"
+# One maker a release at a time (tools/run-tests.sh starts them early, in
+# the background; ctest's root.SERIES then finds the root made, or waits).
+exec 9>"$top/.$release.lock"
+flock 9
 # kver_of ROOT: the newest kernel of ROOT with its headers (build is an
 # absolute link, to be read inside ROOT).
 kver_of() {
@@ -51,7 +59,6 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$recipe" ] &&
 	exit 0
 fi
 
-mkdir -p "$top"
 # Made next to its place and moved there whole: a run stopped half way
 # leaves no root that looks finished.
 tmp=$top/.$release.tmp
