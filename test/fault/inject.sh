@@ -11,7 +11,11 @@
 # success (the call failed where it does not matter, or never came), never
 # a hang; nothing is left in sysfs; the same session opens again right
 # after; no kernel report (the runner checks KASAN, lockdep and the rest;
-# kmemleak scans at the end of the boot).
+# kmemleak scans at the end of the boot). In the default run each chosen
+# failure must also happen (fail_function says it fired: a code change
+# that moves the calls fails the suite instead of leaving it green with
+# nothing injected) and end as its row says: the connection refused with
+# the errno the server sent, or the path closed.
 #   row 10  rtrs_env_sysfs_path_add / rtrs_env_sysfs_sess_add failing while
 #           the path comes up;
 #   row 11  the session's and path's allocations (rtrs_env_alloc,
@@ -41,18 +45,24 @@ declare -A retval=(
 	[rtrs_env_post_recv]=-12 [rtrs_env_sysfs_sess_add]=-12 [rtrs_env_sysfs_path_add]=-12
 )
 # The default run fails one call of each of these (sess_queue_depth 8,
-# always_invalidate Y: a registration per chunk); where each lands was
-# seen with the long mode.
+# always_invalidate Y: a registration per chunk), and each must end as its
+# third word says: "refused:ERRNO" (the client's connection rejected with
+# that errno in the server's answer: client exit 2), "refused:none" (a
+# reject without an errno: the CM's own, as when a connection the server
+# could not accept is destroyed; upstream's server ends the same way when
+# rdma_accept fails) or "closed" (a path that came up, or was accepted,
+# closed by the server: exit 3). Where each lands was seen with the long
+# mode, and each outcome in a run of the debug kernel.
 picks=(
-	"rtrs_env_sysfs_path_add 1"	# row 10: the path's folder, once the info request came
-	"rtrs_env_sysfs_sess_add 1"	# row 10: the session's folder
-	"rtrs_env_alloc 1"		# row 11: the session object
-	"rtrs_env_chunk_alloc 8"	# row 11: the session's last chunk
-	"rtrs_env_dev_open 1"		# row 16: the device's protection domain
-	"rtrs_env_con_create 2"		# row 16: the second connection's QP, the first accepted
-	"rtrs_env_cm_accept 2"		# row 16: the second connection's accept
-	"rtrs_env_post_send 4"		# I/O: an invalidation or a response
-	"rtrs_env_post_recv 1"		# the first receives, at the first accept: a connect error for the client
+	"rtrs_env_sysfs_path_add 1 closed"	# row 10: the path's folder, once the info request came
+	"rtrs_env_sysfs_sess_add 1 closed"	# row 10: the session's folder
+	"rtrs_env_alloc 1 refused:ENOMEM"	# row 11: the session object
+	"rtrs_env_chunk_alloc 8 refused:ENOMEM"	# row 11: the session's last chunk
+	"rtrs_env_dev_open 1 refused:ENOMEM"	# row 16: the device's protection domain
+	"rtrs_env_con_create 2 refused:ENOMEM"	# row 16: the second connection's QP, the first accepted
+	"rtrs_env_cm_accept 2 refused:none"	# row 16: the second connection's accept
+	"rtrs_env_post_send 4 closed"		# I/O: an invalidation or a response
+	"rtrs_env_post_recv 1 closed"		# the first receives, at the first accept: a connect error for the client
 )
 # The long mode adds, among all the others: rtrs_env_alloc 6 (the path's
 # setup), rtrs_env_mr_alloc 8 (the last registration), rtrs_env_dma_map_chunk 5,
@@ -95,9 +105,25 @@ count() {
 }
 
 runs=0 fired=0 unexpected=0
-# one FN N: one run with FN failing at its N-th call.
+# outcome RC OUT: what the client's run says, as a pick's expected outcome
+# spells it: done, refused:ERRNO (the errno name the client printed from
+# the server's answer), refused:none (errno 0, or the CM's reject), closed,
+# or exit:RC.
+outcome() {
+	local e
+	case $1 in
+	0) echo done ;;
+	2) e=$(grep -om1 'rejected: errno -\{0,1\}[0-9]* (E[A-Z0-9]*)' "$2" | sed 's/.*(\(E[A-Z0-9]*\))/\1/')
+	   if [ -z "$e" ] && grep -Eq 'rejected: errno 0 |rejected by the CM' "$2"; then e=none; fi
+	   echo "refused:${e:-unread}" ;;
+	3) echo closed ;;
+	*) echo "exit:$1" ;;
+	esac
+}
+# one FN N [WANT]: one run with FN failing at its N-th call; with WANT (a
+# pick), the failure must happen and the run end as WANT says.
 one() {
-	local fn=$1 n=$2 out=$work/$1-$2 rc fire p0 again ok=1
+	local fn=$1 n=$2 want=${3:-} out=$work/$1-$2 rc fire p0 again ok=1 got
 	p0=$(problem_count)
 	ff_arm "$fn" "$n" || { fail "$fn: cannot arm fail_function"; return; }
 	rc=$(scenario "$out")
@@ -119,6 +145,18 @@ one() {
 	   fail "$fn call $n: client exit $rc (a hang or a failure of its own)"
 	   show "$out.out" "$out.err" ;;
 	esac
+	if [ -n "$want" ]; then
+		if [ $fire = 0 ]; then
+			ok=0
+			fail "$fn call $n: never made in the scenario, nothing was injected (the picks must follow the code: RTRS_FAULT_LONG=1 counts the calls)"
+		fi
+		got=$(outcome "$rc" "$out.out")
+		if [ "$got" != "$want" ]; then
+			ok=0
+			fail "$fn call $n: ended '$got', its row says '$want'"
+			show "$out.out" "$out.err"
+		fi
+	fi
 	if ! wait_class_empty 30; then
 		ok=0
 		fail "$fn call $n: left in sysfs: $(class_sessions)"
@@ -153,6 +191,7 @@ else
 	for p in "${picks[@]}"; do one $p; done
 fi
 echo "injected faults: $runs runs, $fired failures injected, $unexpected unexpected client outcome(s)"
+[ "$long" = 1 ] || check "every chosen failure was injected ($fired of ${#picks[@]})" test "$fired" -eq "${#picks[@]}"
 echo "figure: injected faults survived: done=$fired lost=$((failed))"
 
 step "unload"
