@@ -63,7 +63,12 @@ if [ -n "$upstream" ]; then
 		{ echo "FAIL: $upstream exports '$want', not six rtrs_srv_* functions: not read right" >&2; exit 1; }
 	echo "upstream's server of this release exports: $want"
 else
-	want="rtrs_srv_close rtrs_srv_get_path_name rtrs_srv_get_queue_depth rtrs_srv_open rtrs_srv_resp_rdma rtrs_srv_set_sess_priv"
+	# Upstream's server exports rtrs_srv_get_sess_name up to 5.10 (Debian
+	# 11) and rtrs_srv_get_path_name from 6.1 on (its rtrs-srv.c of each).
+	name=rtrs_srv_get_path_name
+	case $kver in 5.10.*) name=rtrs_srv_get_sess_name ;; esac
+	want=$(printf '%s\n' rtrs_srv_close $name rtrs_srv_get_queue_depth rtrs_srv_open \
+		rtrs_srv_resp_rdma rtrs_srv_set_sess_priv | sort | paste -sd' ')
 fi
 got=$(nm "$ko" | awk '$3 ~ /^__ksymtab_/ { sub(/^__ksymtab_/, "", $3); print $3 }' | sort | paste -sd' ')
 if [ "$got" = "$want" ]; then

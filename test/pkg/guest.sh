@@ -84,10 +84,13 @@ compare_json() {
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 not_installed() { ! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q " installed"; }
 
-# dkms status -k KVER says "rtrs-server/0.1.0, KVER, x86_64: installed".
+# dkms status -k KVER says "rtrs-server/0.1.0, KVER, x86_64: installed"
+# (DKMS 3, Debian 12 on), or "rtrs-server, 0.1.0, KVER, x86_64: installed"
+# (DKMS 2, Debian 11).
 dkms_installed() {
 	dkms status -m rtrs-server -v "$upstream" -k "$kver" 2>/dev/null |
-		grep -F "rtrs-server/$upstream, $kver, " | grep -q ": installed"
+		grep -F -e "rtrs-server/$upstream, $kver, " -e "rtrs-server, $upstream, $kver, " |
+		grep -q ": installed"
 }
 
 module_files() { ls /lib/modules/*/updates/dkms/rtrs[-_]*.ko* 2>/dev/null; }
@@ -204,18 +207,7 @@ run_ok "rtrs-srv list -j with no sessions" rtrs-srv list -j
 check "list -j with no sessions is []" test "$(cat $log/out)" = "[]"
 
 echo "== network: dummy0/rxe0 10.77.0.0/24, dummy1/rxe1 10.78.0.0/24"
-modprobe -a rdma_rxe rdma_ucm ib_uverbs rdma_cm dummy || abort "modprobe rdma_rxe rdma_ucm ib_uverbs rdma_cm dummy"
-ip link set lo up
-for i in 0 1; do
-	if ! { ip link add dummy$i type dummy && ip link set dummy$i up &&
-		rdma link add rxe$i type rxe netdev dummy$i; }; then
-		abort "rxe$i on dummy$i"
-	fi
-done
-ip addr add 10.77.0.1/24 dev dummy0
-ip addr add 10.77.0.2/24 dev dummy0
-ip addr add 10.78.0.1/24 dev dummy1
-ip addr add 10.78.0.2/24 dev dummy1
+rxe_up || abort "soft-RoCE on dummy0 and dummy1 (rxe_up)"
 rdma link show
 
 echo "== a two-path session"

@@ -7,7 +7,12 @@
 # rtrs-srv against a live two-path session, and purges them again. Nothing
 # is installed on the host: the guest's writes go to its tmpfs overlay.
 #
-# Usage: test/pkg/run.sh [--build-only | --prebuilt] KVER BUILD_DIR CLIENT_BINARY
+# Usage: test/pkg/run.sh [--release R] [--build-only | --prebuilt] KVER BUILD_DIR CLIENT_BINARY
+#   --release R another Debian release (bullseye, trixie, sid): the packages
+#               and the test module are built in its root by its tools
+#               (tools/roots/in-root.sh; no lintian there, its verdict is
+#               bookworm's), and its kernel boots with that root, where
+#               DKMS builds the module with its compiler
 #   BUILD_DIR   a folder of this test's own (one per kernel if tests run in
 #               parallel): deb/ (the packages), deb.log, test-module/ (the
 #               test build, for its rtrs-null.ko: the package has none), vm/
@@ -22,22 +27,58 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-mode=all
-case "${1:-}" in
---build-only) mode=build; shift ;;
---prebuilt) mode=guest; shift ;;
-esac
+. "$top/tools/roots/releases.sh"
+
+mode=all release=bookworm
+args=("$@")
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build-only) mode=build; shift ;;
+	--prebuilt) mode=guest; shift ;;
+	--release) release=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
 if [ $# -ne 3 ]; then
-	echo "usage: $0 [--build-only | --prebuilt] KVER BUILD_DIR CLIENT_BINARY" >&2
+	echo "usage: $0 [--release R] [--build-only | --prebuilt] KVER BUILD_DIR CLIENT_BINARY" >&2
 	exit 2
+fi
+rtrs_release_series "$release" >/dev/null || { echo "run.sh: unknown release $release" >&2; exit 2; }
+guest_root=()
+if [ "$release" != bookworm ]; then
+	build=$(mkdir -p "$2" && cd "$2" && pwd)
+	# Everything but the boot runs in the release's root.
+	if [ "${RTRS_ROOT_RELEASE:-}" != "$release" ] && [ "$mode" != guest ]; then
+		"$top/tools/roots/in-root.sh" "$release" --bind "$top" --bind "$build" -- \
+			"$0" "${args[@]}" || exit
+		[ "$mode" = build ] && exit 0
+		mode=guest
+	fi
+	if [ "${RTRS_ROOT_RELEASE:-}" != "$release" ]; then
+		guest_root=(--root "$(rtrs_release_root "$release")" --bind "$top" --bind "$build")
+	else
+		mode=build  # in the root: the boot is the host's
+	fi
 fi
 kver=$1
 # a series (6.1) is the newest kernel of it installed
-case $kver in *.*.*) ;; *) kver=$("$top/tools/kernels.sh" --series "$kver") ;; esac
+# (another release's boot: run-guest finds it in the root)
+if [ ${#guest_root[@]} -eq 0 ]; then
+	case $kver in *.*.*) ;; *) kver=$("$top/tools/kernels.sh" --series "$kver") ;; esac
+fi
 build=$(mkdir -p "$2" && cd "$2" && pwd)
 client=$(realpath "$3")
 
 [ -x "$client" ] || { echo "run.sh: no rtrs-client at $client" >&2; exit 1; }
+if [ ${#guest_root[@]} -gt 0 ]; then
+	# (the root was checked when the packages were built in it; run-guest
+	# finds the kernel there)
+	out=$build/vm
+	rm -rf "$out"
+	cd "$top"
+	exec "$top/tools/vm/run-guest" --kver "$kver" "${guest_root[@]}" --out "$out" --timeout 2100 \
+		-- "$here/guest.sh" "$build/deb" "$client" "$build/test-module/rtrs-null.ko" "$out"
+fi
 [ -e "/boot/vmlinuz-$kver" ] || { echo "run.sh: no /boot/vmlinuz-$kver" >&2; exit 1; }
 [ -d "/lib/modules/$kver/build" ] ||
 	{ echo "run.sh: no headers for $kver (/lib/modules/$kver/build)" >&2; exit 1; }
@@ -78,7 +119,9 @@ if [ "$mode" != guest ]; then
 	mkdir -p "$deb"
 	echo "run.sh: building the packages into $deb (log: $build/deb.log)"
 	t0=$(date +%s)
-	if ! "$top/tools/build-deb.sh" "$deb" >"$build/deb.log" 2>&1; then
+	nolint=
+	[ "$release" != bookworm ] && nolint=--no-lintian
+	if ! "$top/tools/build-deb.sh" $nolint "$deb" >"$build/deb.log" 2>&1; then
 		tail -n 40 "$build/deb.log"
 		echo "run.sh: tools/build-deb.sh failed (see $build/deb.log)" >&2
 		exit 1

@@ -8,7 +8,8 @@
 #   --bind DIR  DIR is seen at the same path in the root (read-write); the
 #               checkout and the build folder, so that paths stay the same
 # The root's /proc and /dev are the host's, in a mount namespace of the
-# command's own: nothing stays mounted when it ends.
+# command's own: nothing stays mounted when it ends. The command sees
+# RTRS_ROOT_RELEASE=RELEASE.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/releases.sh"
@@ -46,8 +47,8 @@ done
 # shellcheck disable=SC2016 # expanded by the inner shell
 exec unshare --mount --propagation private sh -c '
 	set -e
-	root=$1 binds=$2
-	shift 2
+	root=$1 binds=$2 release=$3
+	shift 3
 	mount -t proc proc "$root/proc"
 	mount --rbind /dev "$root/dev"
 	for d in $binds; do
@@ -56,7 +57,7 @@ exec unshare --mount --propagation private sh -c '
 	done
 	cwd=$(pwd -P)
 	[ -d "$root$cwd" ] || cwd=/
-	exec chroot "$root" /usr/bin/env -i HOME=/root LC_ALL=C TERM=dumb \
+	exec chroot "$root" /usr/bin/env -i HOME=/root LC_ALL=C TERM=dumb RTRS_ROOT_RELEASE=$release \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		sh -c "cd \"\$1\" && shift && exec \"\$@\"" sh "$cwd" "$@"
-' sh "$root" "$binds" "$@"
+' sh "$root" "$binds" "$release" "$@"

@@ -25,14 +25,19 @@ command -v mmdebstrap >/dev/null || { echo "make-root.sh: mmdebstrap missing (to
 mirror=${RTRS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the root holds: the kernel and what builds against it (its headers
 # pull its compiler and kbuild), the peers' sources, the userspace build
-# (rtrs-client, the ABI suite, rtrs-srv) and what the guest suites call.
+# (rtrs-client, the ABI suite, rtrs-srv), what the guest suites call, and
+# what builds our Debian packages and installs them with DKMS (the package
+# test; dh_dkms is in dkms itself up to bullseye).
+dh_dkms=dh-dkms
+[ "$release" = bullseye ] && dh_dkms=
 packages="linux-image-amd64 linux-headers-amd64 linux-source-$series
-	gcc g++ make cmake pkg-config libc6-dev kmod xz-utils dwarves
+	build-essential gcc g++ make cmake pkg-config libc6-dev kmod xz-utils dwarves
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev
-	libgtest-dev iproute2 procps util-linux fio dmsetup python3"
+	libgtest-dev iproute2 procps util-linux fio dmsetup python3
+	dkms debhelper dpkg-dev $dh_dkms"
 # What the root is made of: a root made by another recipe is made again.
 # Bump recipe_version when the mmdebstrap command below changes.
-recipe_version=1
+recipe_version=2
 recipe=$(echo "$recipe_version $release $mirror" $packages | sha256sum | cut -c1-16)
 
 top=$(rtrs_roots_dir)
@@ -65,7 +70,9 @@ tmp=$top/.$release.tmp
 rm -rf "$tmp" "$root.old"
 echo "making the root of $release ($series) in $root from $mirror (a few minutes)"
 start=$(date +%s)
-# update-initramfs is diverted to true: nothing boots the root's initramfs
+# No documentation or translations (the package test looks for our man
+# page: man pages stay). update-initramfs is diverted to true: nothing
+# boots the root's initramfs
 # (run-guest makes its own), and making one for the kernel takes minutes.
 # The registry is a snapshot, so an expired Release file (sid's) is fine.
 # shellcheck disable=SC2086
@@ -73,7 +80,6 @@ mmdebstrap --variant=minbase --mode=root --components=main \
 	--aptopt='Acquire::Check-Valid-Until "false"' \
 	--aptopt='APT::Install-Recommends "false"' \
 	--dpkgopt='path-exclude=/usr/share/doc/*' \
-	--dpkgopt='path-exclude=/usr/share/man/*' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' \
 	--essential-hook='chroot "$1" dpkg-divert --quiet --local --rename --add /usr/sbin/update-initramfs && ln -s /bin/true "$1/usr/sbin/update-initramfs"' \
 	--include="$(echo $packages | tr ' ' ',')" \
