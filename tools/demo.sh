@@ -35,7 +35,7 @@ for dir in "$top" "$build"; do
 	esac
 done
 if [ "$(id -u)" -eq 0 ]; then
-	tools/install-deps.sh
+	tools/install-deps.sh --demo
 fi
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
@@ -46,9 +46,11 @@ guest_root=()
 if [ "$release" = bookworm ]; then
 	inroot=()
 	echo "== building rtrs-srv, rtrs-server.ko for $series, the upstream peers"
-	cmake -S "$top" -B "$build" >/dev/null
-	cmake --build "$build" -j"$(nproc)" --target rtrs-srv
-	cli=$build/tools/rtrs-srv/rtrs-srv
+	# rtrs-srv on its own, as the Debian package builds it (no test
+	# frameworks needed)
+	cmake -S "$top/tools/rtrs-srv" -B "$build/demo-rtrs-srv" >/dev/null
+	cmake --build "$build/demo-rtrs-srv" -j"$(nproc)"
+	cli=$build/demo-rtrs-srv/rtrs-srv
 else
 	echo "== the root of $release ($series)"
 	tools/roots/make-root.sh "$release"

@@ -8,26 +8,32 @@
 # test), Prometheus' promtool (checks `rtrs-srv metrics`), groff (the man
 # page check), trace-cmd, perf and bpftrace (read the trace events in the
 # guest). The tests fail, not skip, when one of these is missing. Safe to
-# run again.
+# run again. With --demo, only what the main job (tools/demo.sh) needs.
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: run as root (apt-get)" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-packages="
-	build-essential g++ gcc make cmake pkg-config kmod cpio gzip xz-utils zstd
-	bc flex bison libelf-dev libssl-dev pahole
+# --demo: only what tools/demo.sh needs (the module and rtrs-srv built on
+# their own, the upstream peers, a guest, mmdebstrap for --release): no test
+# frameworks, sanitizers, packaging or tracing tools.
+demo="
+	build-essential g++ gcc make cmake kmod cpio gzip xz-utils zstd pahole
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 mmdebstrap
-	qemu-system-x86 busybox-static
+	qemu-system-x86 busybox-static iproute2 procps
+"
+packages="$demo
+	bc flex bison libelf-dev libssl-dev pkg-config
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
 	libibverbs-dev librdmacm-dev
-	iproute2 procps fio dmsetup perftest python3-matplotlib
+	fio dmsetup perftest python3-matplotlib
 	googletest libgtest-dev libgmock-dev
 	clang libclang-rt-14-dev
 	dkms dh-dkms debhelper dpkg-dev lintian python3
 	prometheus trace-cmd bpftrace linux-perf groff-base
 "
+[ "${1:-}" = --demo ] && packages=$demo
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -9,8 +9,8 @@
 #
 # Usage: make-root.sh RELEASE        (bullseye, trixie or sid; as root)
 # The root is $RTRS_ROOTS_DIR/RELEASE (default ~/.cache/rtrs-roots); it is
-# made again when this recipe changed or it is older than 30 days. Prints
-# the kernel version it holds on its last line.
+# made again when its recipe (below) changed or it is older than 30 days.
+# Prints the kernel version it holds on its last line.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/releases.sh"
@@ -72,9 +72,9 @@ echo "making the root of $release ($series) in $root from $mirror (a few minutes
 start=$(date +%s)
 # No documentation or translations (the package test looks for our man
 # page: man pages stay). update-initramfs is diverted to true: nothing
-# boots the root's initramfs
-# (run-guest makes its own), and making one for the kernel takes minutes.
-# The registry is a snapshot, so an expired Release file (sid's) is fine.
+# boots the root's initramfs (run-guest makes its own), and making one for
+# the kernel takes minutes. The registry is a snapshot, so an expired
+# Release file (sid's) is fine.
 # shellcheck disable=SC2086
 mmdebstrap --variant=minbase --mode=root --components=main \
 	--aptopt='Acquire::Check-Valid-Until "false"' \
