@@ -796,7 +796,21 @@ void rtrs_env_sysfs_path_del(rtrs_env_sysfs_path* path) {
     p->sess->paths--;
 }
 
-void rtrs_env_log_ratelimited(int level, const char* msg) { rtrs_env_log(level, msg); }
+// As the kernel's printk_ratelimit(): shared with everything else that
+// logs ratelimited, so a burst of any source hides the lines that follow it.
+void rtrs_env_log_ratelimited(int level, const char* msg) {
+    auto& rl = k().printk_rl;
+    if (rl.printed == 0 || k().now - rl.begin_ms >= 5000) {
+        rl.begin_ms = k().now;
+        rl.printed = 0;
+    }
+    if (rl.printed >= 10) {
+        ++rl.missed;
+        return;
+    }
+    ++rl.printed;
+    rtrs_env_log(level, msg);
+}
 
 // debugfs: optional (NULL when absent), removed before its path goes, as sysfs.
 rtrs_env_debugfs_sess* rtrs_env_debugfs_sess_add(const char* name) {

@@ -184,6 +184,13 @@ public:
     std::vector<std::string> violations;
     std::vector<std::string> warnings;
     std::vector<std::string> logs;
+    // The kernel's printk_ratelimit(): one budget for every caller in the
+    // kernel, 10 lines every 5 s (DEFAULT_RATELIMIT_BURST and _INTERVAL).
+    struct PrintkRatelimit {
+        std::uint64_t begin_ms = 0;
+        int printed = 0;
+        int missed = 0;
+    } printk_rl;
     std::vector<Event> events;
     std::vector<std::unique_ptr<Lock>> locks;
     std::vector<std::unique_ptr<Work>> works;
