@@ -13,18 +13,22 @@ import sys
 import xml.etree.ElementTree as ET
 
 
-def suite_skips(suite_dir):
-    """The "skip: ..." lines of a suite's log (test/guest/lib.sh skip())."""
+def suite_marks(suite_dir):
+    """The "skip: ..." and "allowed: ..." lines of a suite's log
+    (test/guest/lib.sh skip() and allow()), each without its prefix."""
     try:
         text = open(os.path.join(suite_dir, "log"), errors="replace").read()
     except OSError:
-        return []
-    return [l[len("skip: "):] for l in text.splitlines() if l.startswith("skip: ")]
+        return [], []
+    lines = text.splitlines()
+    return ([l[len("skip: "):] for l in lines if l.startswith("skip: ")],
+            [l[len("allowed: "):] for l in lines if l.startswith("allowed: ")])
 
 
 def suite_rows(build, boot):
-    """(name, seconds, status, skips) of each suite of a boot, in the order
-    they ran; skips are the reasons of its "skip: " lines."""
+    """(name, seconds, status, marks) of each suite of a boot, in the order
+    they ran; marks are (skips, allowances): the reasons of its "skip: "
+    and "allowed: " lines."""
     d = os.path.join(build, "vm", boot)
     listing = os.path.join(d, "suites.list")
     rows = []
@@ -36,14 +40,16 @@ def suite_rows(build, boot):
             continue
         name = words[0]
         sd = os.path.join(d, "suites", name)
-        skips = suite_skips(sd)
+        skips, allowed = suite_marks(sd)
         more = ", %d skipped" % len(skips) if skips else ""
+        more += ", %d allowed" % len(allowed) if allowed else ""
         try:
             secs = int(open(os.path.join(sd, "seconds")).read())
             st = int(open(os.path.join(sd, "status")).read())
-            rows.append((name, secs, ("passed" if st == 0 else "FAILED (%d)" % st) + more, skips))
+            rows.append((name, secs, ("passed" if st == 0 else "FAILED (%d)" % st) + more,
+                         (skips, allowed)))
         except (OSError, ValueError):
-            rows.append((name, None, "no result", skips))
+            rows.append((name, None, "no result", (skips, allowed)))
     return rows
 
 
@@ -160,13 +166,15 @@ def main():
         print("%-*s %8d  (%dm%02ds)" % (width, "wall clock of ctest", wall, wall // 60, wall % 60))
     # Every boot's suites, the ones not in the table too.
     vm = os.path.join(build, "vm")
-    skips = [(boot, sname, why)
-             for boot in (sorted(os.listdir(vm)) if os.path.isdir(vm) else [])
-             for sname, _, _, whys in rows_of(boot) for why in whys]
-    print()
-    print("skips in the guests' suites: %d" % len(skips))
-    for boot, name, why in skips:
-        print("  %s %s: %s" % (boot, name, cut(why, 200)))
+    boots = sorted(os.listdir(vm)) if os.path.isdir(vm) else []
+    for i, what in enumerate(("skips", "allowances (the environment's failures, with evidence)")):
+        marks = [(boot, sname, why)
+                 for boot in boots
+                 for sname, _, _, m in rows_of(boot) for why in m[i]]
+        print()
+        print("%s in the guests' suites: %d" % (what, len(marks)))
+        for boot, name, why in marks:
+            print("  %s %s: %s" % (boot, name, cut(why, 300)))
     failures(build, tests, outputs)
     return 0
 

@@ -152,7 +152,8 @@ for ((i = 0; i < halfway; i++)); do
 	out=$("$client" bad info-before-all-cons --server $srv2 --src $cli2 --session half2 --quiet 2>/dev/null)
 	closes1=$(log_count "(unnamed): closing path $p2 (protocol error)")
 	if [ "$out" = "result: timeout" ] && [ "$closes1" -gt "$closes0" ]; then
-		echo "attempt $i: the server closed the path; the client did not hear of it (timeout)"
+		allow "row 16 attempt $i: the client timed out waiting for the close" \
+			"our server's line '(unnamed): closing path $p2 (protocol error)' for it"
 	elif [ "$out" != "result: closed" ] || [ "$closes1" -le "$closes0" ]; then
 		bad=$((bad + 1))
 		echo "attempt $i: $out (server close lines: $closes0 -> $closes1)"

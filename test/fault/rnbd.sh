@@ -35,6 +35,8 @@ set -uo pipefail
 moddir=$1 peers=$2 client=$3 cycles=${4:-20}
 . "$(dirname "$0")/lib.sh"
 [ "$long" = 1 ] && cycles=100
+# rxe may fail each of the two clients of row 17's window (see there)
+max_allowed=2
 work=/tmp/fault-rnbd
 mkdir -p $work
 ctl=/sys/devices/virtual/rnbd-client/ctl
@@ -115,7 +117,7 @@ rt_hog_stop() { kill "$rt_hog_pid" 2>/dev/null; wait "$rt_hog_pid" 2>/dev/null; 
 step "row 14, provoked: rdma link delete rxe1 under random reads and writes, a real-time hog on CPU 1"
 dev=$(map late /dev/ram2 path=$p1 path=$p2)
 check "map of /dev/ram2 over two paths ($dev)" test -b "$dev"
-wait_exists "$class/late/paths/$p2" 20
+check "the map's second path ($p2) is up" wait_exists "$class/late/paths/$p2" 20
 sleep 2
 rt_hog
 fio --name=late --filename="$dev" --rw=randrw --bs=64k --size=32M --direct=1 --ioengine=libaio \
@@ -156,7 +158,7 @@ check "no session left" wait_class_empty 20
 step "row 12: two-path map of dm-delay (500 ms); a path disconnected while requests are held"
 dev=$(map slow $slowdev path=$p1 path=$p2)
 check "map of $slowdev (dm-delay) over two paths ($dev)" test -b "$dev"
-wait_exists "$class/slow/paths/$p2" 20
+check "the map's second path ($p2) is up" wait_exists "$class/slow/paths/$p2" 20
 fio_verify row12 "$dev" 8M &
 fpid=$!
 held=0
@@ -200,11 +202,12 @@ fi
 step "rows 17 + weakness: CPU hogs for 30 s; rtrs-client io (qd 32) on rxe0; the same with --ack-timeout 14 on rxe1; verified rnbd I/O over both"
 dev=$(map starve /dev/ram2 path=$p1 path=$p2)
 check "map of /dev/ram2 over two paths ($dev)" test -b "$dev"
-wait_exists "$class/starve/paths/$p2" 20
+check "the map's second path ($p2) is up" wait_exists "$class/starve/paths/$p2" 20
 c0=$(rxe_counters rxe0) c1=$(rxe_counters rxe1)
 hb0=$(log_count "no heartbeat from the client")
 closes0=$(log_count ": closing path ")
 rxebug0=$(log_count "rxe_reg_fast_mr: mr->lkey") tio0=$(log_count "starve-io: closing path $p1 (transport error)")
+rtio0=$(log_count "retrans: closing path $p2 (transport error)")
 cpu_hogs 4
 t0=$(now)
 # Row 17: default timeouts; our server must not take the load for silence.
@@ -244,14 +247,23 @@ check "no path closed for missed heartbeats under load ($hb)" test $hb -eq 0
 rxebug=$(($(log_count "rxe_reg_fast_mr: mr->lkey") - rxebug0))
 tio=$(($(log_count "starve-io: closing path $p1 (transport error)") - tio0))
 if [ $irc -eq 3 ] && [ $rxebug -gt 0 ] && [ $tio -eq 1 ]; then
-	note "rxe's retransmission bug struck the row 17 client ($rxebug 'not free' line(s)); our server closed its path for a transport error"
+	allow "row 17: the rtrs-client io path closed (exit 3)" \
+		"rxe's 'rxe_reg_fast_mr: mr->lkey ... not free' ($rxebug) and our 'starve-io: closing path $p1 (transport error)'"
 	out=$("$client" connect --session starve-io --server $srv --src $cli --port 1235 --exit-after-up --quiet 2>&1)
 	check "after rxe's bug, a new session on rxe0 works" grep -q "^path $p1 up" <<<"$out"
 else
 	check "rtrs-client io kept its path for 30 s at qd 32 (exit $irc)" test $irc -eq 0
 fi
 [ $irc -eq 0 ] || show $work/starve-io.out $work/starve-io.err
-check "the retransmitting client ended well or saw its path closed (exit $rrc)" test $rrc -eq 0 -o $rrc -eq 3
+# Its path may fail (rxe gives up on the retransmissions: a transport
+# error our server closes the path for); closed for anything else fails.
+rtio=$(($(log_count "retrans: closing path $p2 (transport error)") - rtio0))
+if [ $rrc -eq 3 ] && [ $rtio -ge 1 ]; then
+	allow "the --ack-timeout 14 client's path closed (exit 3)" \
+		"our 'retrans: closing path $p2 (transport error)': its QP failed"
+else
+	check "the retransmitting client ended well (exit $rrc)" test $rrc -eq 0
+fi
 [ $rrc -eq 0 ] || show $work/retrans.out $work/retrans.err
 check "the verified rnbd I/O finished and verified (fio exit $frc)" test $frc -eq 0
 [ $frc -eq 0 ] || show $work/row17.err $work/row17.fio
@@ -279,13 +291,15 @@ check "session gone" wait_gone "$class/starve" 20
 step "row 14: rdma link delete rxe1 under verified I/O on a two-path map"
 dev=$(map gone /dev/ram1 path=$p1 path=$p2)
 check "map of /dev/ram1 over two paths ($dev)" test -b "$dev"
-wait_exists "$class/gone/paths/$p2" 20
+check "the map's second path ($p2) is up" wait_exists "$class/gone/paths/$p2" 20
 fio_verify row14 "$dev" 48M --iodepth=8 &
 fpid=$!
 for ((i = 0; i < 300; i++)); do
 	[ "$(writes gone "$p2")" -ge 20 ] 2>/dev/null && break
 	sleep 0.1
 done
+w=$(writes gone "$p2")
+check "writes went over the rxe1 path before the cut ($w)" test "${w:-0}" -ge 20
 t0=$(now)
 timeout 120 rdma link delete rxe1
 rc=$?
