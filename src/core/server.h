@@ -3,6 +3,7 @@
 // listens on a port and owns the sessions that clients open through it.
 #pragma once
 
+#include "core/admission.h"
 #include "core/env.h"
 #include "core/lock.h"
 #include "core/log.h"
@@ -29,6 +30,10 @@ public:
                            const rtrs_core_addr& client, const rtrs_core_addr& server,
                            rt::Bytes priv) EXCLUDES(lock_);
 
+    // What a client address holds in this server's sessions now (for
+    // admission's limits; readers outside, the tests, take it here).
+    ClientCounts count_client(const rtrs_core_addr& client) EXCLUDES(lock_);
+
     Lock& lock() RETURN_CAPABILITY(lock_) { return lock_; }
     rtrs_env_ulp* ulp() const { return ulp_; }
     rt::u16 port() const { return port_; }
@@ -44,6 +49,10 @@ public:
 
 private:
     Session* find_session_locked(const wire::Uuid& paths_uuid) REQUIRES(lock_);
+    // The same, with what a connection request for path sess_uuid of sess
+    // (nullptr: a new session) would add.
+    ClientCounts count_client_locked(const rtrs_core_addr& client, Session* sess,
+                                     const wire::Uuid& sess_uuid) REQUIRES(lock_);
     // peer: "<client>@<server>", the path name the request would have (for
     // the conn_refused trace event).
     // *late: a device reference to drop once the lock is let go.

@@ -11,8 +11,11 @@
 #include <string>
 
 #include "core/admission.h"
+#include "core/module.h"
+#include "core/server.h"
 #include "fake_env.h"
 #include "fake_kernel.h"
+#include "harness.h"
 
 namespace {
 
@@ -558,4 +561,471 @@ TEST(AdmissionVerdicts, ReasonsNamesAndErrnos) {
     EXPECT_EQ(reasons.size(), core::kVerdicts) << "each reason its own words";
     EXPECT_EQ(names.size(), core::kVerdicts);
     EXPECT_STREQ(core::verdict_reason(Verdict::NotAllowed), "the client's address is not on the allow-list");
+}
+
+// --- through the server (the fake kernel) -------------------------------------------
+
+namespace {
+
+using fake::k;
+using h::count_logs;
+
+std::string all_logs() {
+    std::string out;
+    for (auto& l : fake_env::state().logs) out += l.second + "\n";
+    return out;
+}
+
+// Through the C entry points, as the glue will.
+int set_policy(const std::string& text, std::string* msg = nullptr) {
+    char buf[256];
+    std::memset(buf, 'x', sizeof(buf));
+    const int r = rtrs_core_admission_set(text.data(), text.size(), buf, sizeof(buf));
+    if (msg) *msg = buf;
+    return r;
+}
+
+std::string show_policy() {
+    char buf[4096];
+    const int n = rtrs_core_admission_show(buf, sizeof(buf));
+    return n < 0 ? "<error " + std::to_string(n) + ">" : std::string(buf, static_cast<std::size_t>(n));
+}
+
+core::Server& server(h::Fixture& f) { return *reinterpret_cast<core::Server*>(f.srv); }
+
+std::string counts(h::Fixture& f, const rtrs_core_addr& a) {
+    const core::ClientCounts c = server(f).count_client(a);
+    return std::to_string(c.sessions) + " " + std::to_string(c.paths) + " " + std::to_string(c.connections);
+}
+
+std::uint64_t refusals(Verdict v) { return core::module()->admission_refusals(v); }
+
+// Everything a request could make, counted: a refused one makes none of it.
+struct Made {
+    long failure_points, allocations;
+    std::size_t cons, chunks, mrs, dma, devs, works, locks, sysfs_sess, sysfs_paths;
+    std::uint64_t sessions, paths;
+
+    static Made now() {
+        Made m{};
+        m.failure_points = k().failure_points;
+        m.allocations = fake_env::state().total_allocations;
+        m.cons = k().cons.size();
+        m.chunks = k().chunks.size();
+        m.mrs = k().mrs.size();
+        m.dma = k().dma.size();
+        m.devs = k().devs.size();
+        m.works = k().works.size();
+        m.locks = k().locks.size();
+        m.sysfs_sess = k().sysfs_sess.size();
+        m.sysfs_paths = k().sysfs_paths.size();
+        rtrs_core_held(&m.sessions, &m.paths);
+        return m;
+    }
+};
+
+// A refused request: rejected with err, nothing made for it (no call
+// that can fail was even made: no allocation, no QP, no chunk), one log
+// line with its reason and one trace event.
+void expect_refused(h::Client& c, std::uint16_t cid, int err, Verdict v, h::Fixture& f,
+                    bool first = true) {
+    const Made before = Made::now();
+    const auto traces = k().traces_named("conn_refused").size();
+    const int logged = count_logs(core::verdict_reason(v));
+    EXPECT_NE(f.connect(c, cid, first), 0);
+    ASSERT_NE(c.cms[cid], nullptr);
+    EXPECT_TRUE(c.cms[cid]->rejected);
+    EXPECT_EQ(c.cms[cid]->reject_errno, err);
+    EXPECT_EQ(c.cms[cid]->con, nullptr);
+    const Made after = Made::now();
+    EXPECT_EQ(after.failure_points, before.failure_points) << "something was made for it";
+    EXPECT_EQ(after.allocations, before.allocations);
+    EXPECT_EQ(after.cons, before.cons);
+    EXPECT_EQ(after.chunks, before.chunks);
+    EXPECT_EQ(after.mrs, before.mrs);
+    EXPECT_EQ(after.dma, before.dma);
+    EXPECT_EQ(after.devs, before.devs);
+    EXPECT_EQ(after.works, before.works);
+    EXPECT_EQ(after.locks, before.locks);
+    EXPECT_EQ(after.sysfs_sess, before.sysfs_sess);
+    EXPECT_EQ(after.sysfs_paths, before.sysfs_paths);
+    EXPECT_EQ(after.sessions, before.sessions);
+    EXPECT_EQ(after.paths, before.paths);
+    EXPECT_EQ(count_logs(std::string("connection request refused: ") + core::verdict_reason(v)), logged + 1)
+        << all_logs();
+    auto t = k().traces_named("conn_refused");
+    ASSERT_EQ(t.size(), traces + 1);
+    EXPECT_EQ(t.back().why, core::verdict_reason(v));
+    EXPECT_EQ(t.back().err, -err);
+}
+
+rtrs_core_addr addr_v6(const char* text) { return v6(text); }
+
+}  // namespace
+
+TEST(AdmissionServer, WithoutRulesEveryoneIsServedAsBefore) {
+    h::Fixture f;
+    EXPECT_EQ(show_policy(),
+              "# no allow rule: every address may connect\n# no limit\n"
+              "# refused so far: not-allowed=0 sessions=0 paths=0 connections=0 rate=0 name=0\n");
+    auto a = h::client(1, 2, 2);
+    auto b = h::client(2, 3, 2);  // the same address, another session
+    auto c = h::client(3, 2, 3);
+    c.caddr = addr_v6("fd00::3");
+    c.saddr = addr_v6("fd00::1");
+    auto d = h::client(4, 2, 4);
+    d.caddr = gid("fe80::2:c9ff:fe00:4");
+    d.saddr = gid("fe80::2:c9ff:fe00:1");
+    ASSERT_TRUE(f.up(a, "a")) << all_logs();
+    ASSERT_TRUE(f.up(b, "b")) << all_logs();
+    ASSERT_TRUE(f.up(c, "c")) << all_logs();
+    ASSERT_TRUE(f.up(d, "d")) << all_logs();
+    EXPECT_EQ(f.link_events(RTRS_CORE_LINK_CONNECTED), 4);
+    EXPECT_EQ(counts(f, a.caddr), "2 2 5");
+    EXPECT_EQ(counts(f, v6("::ffff:10.77.0.2")), "2 2 5") << "mapped: the same client";
+    EXPECT_EQ(counts(f, c.caddr), "1 1 2");
+    EXPECT_EQ(count_logs("refused"), 0) << all_logs();
+    EXPECT_TRUE(f.finish());
+}
+
+TEST(AdmissionServer, AnAddressNotOnTheListIsRefusedBeforeAnythingIsMade) {
+    h::Fixture f;
+    std::string msg;
+    ASSERT_EQ(set_policy("allow 10.77.0.0/24\n", &msg), 0) << msg;
+    EXPECT_EQ(msg, "");
+    EXPECT_EQ(count_logs("admission policy set: an allow-list of 1 entry, no limits"), 1) << all_logs();
+    auto out = h::client(1, 2, 2);
+    out.caddr = fake::ipv4(10, 78, 0, 2);
+    expect_refused(out, 0, ECONNREFUSED, Verdict::NotAllowed, f);
+    EXPECT_EQ(count_logs("the client's address is not on the allow-list (ip:10.78.0.2)"), 1) << all_logs();
+    EXPECT_EQ(k().traces_named("conn_refused").back().path, "ip:10.78.0.2@ip:10.77.0.1");
+    expect_refused(out, 1, ECONNREFUSED, Verdict::NotAllowed, f);
+    // Refused before it learns whether the session exists (no ENXIO).
+    auto probe = h::client(2, 1, 2);
+    probe.caddr = fake::ipv4(10, 78, 0, 3);
+    expect_refused(probe, 0, ECONNREFUSED, Verdict::NotAllowed, f, false);
+    // The same bytes as an allowed IPv4 address, as a GID: another family.
+    auto g = h::client(3, 1, 2);
+    g.caddr = gid("::ffff:10.77.0.2");
+    expect_refused(g, 0, ECONNREFUSED, Verdict::NotAllowed, f);
+    // An allowed client on the same server is served, IPv4-mapped too.
+    auto in = h::client(4, 2, 3);
+    ASSERT_TRUE(f.up(in, "inside")) << all_logs();
+    auto mapped = h::client(5, 2, 4);
+    mapped.caddr = v6("::ffff:10.77.0.4");
+    mapped.saddr = v6("::ffff:10.77.0.1");
+    ASSERT_TRUE(f.up(mapped, "mapped")) << all_logs();
+    EXPECT_NE(f.sysfs_sess("inside"), nullptr);
+    EXPECT_NE(f.sysfs_sess("mapped"), nullptr);
+    EXPECT_EQ(f.link_events(RTRS_CORE_LINK_CONNECTED), 2);
+    EXPECT_EQ(refusals(Verdict::NotAllowed), 4u);
+    EXPECT_NE(show_policy().find("allow 10.77.0.0/24\n"), std::string::npos) << show_policy();
+    EXPECT_NE(show_policy().find("not-allowed=4 "), std::string::npos) << show_policy();
+    EXPECT_TRUE(f.finish());
+}
+
+TEST(AdmissionServer, Ipv6AndGidEntriesAdmitOnlyTheirFamily) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("allow fd00::/64\nallow gid:fe80::/64\n"), 0);
+    auto ip = h::client(1, 1, 2);
+    ip.caddr = v6("fd00::2");
+    ip.saddr = v6("fd00::1");
+    ASSERT_TRUE(f.up(ip, "ip6")) << all_logs();
+    auto ib = h::client(2, 1, 3);
+    ib.caddr = gid("fe80::2");
+    ib.saddr = gid("fe80::1");
+    ASSERT_TRUE(f.up(ib, "ib")) << all_logs();
+    auto cross = h::client(3, 1, 4);
+    cross.caddr = gid("fd00::2");  // an allowed IPv6 address's bytes, as a GID
+    cross.saddr = gid("fe80::1");
+    expect_refused(cross, 0, ECONNREFUSED, Verdict::NotAllowed, f);
+    auto cross2 = h::client(4, 1, 5);
+    cross2.caddr = v6("fe80::2");  // an allowed GID's bytes, as IPv6
+    cross2.saddr = v6("fd00::1");
+    expect_refused(cross2, 0, ECONNREFUSED, Verdict::NotAllowed, f);
+    auto v4client = h::client(5, 1, 6);
+    expect_refused(v4client, 0, ECONNREFUSED, Verdict::NotAllowed, f);
+    EXPECT_TRUE(f.finish());
+}
+
+TEST(AdmissionServer, TooManySessionsIsRefusedWithEdquot) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("limit sessions=1\n"), 0);
+    auto a = h::client(1, 2, 2);
+    ASSERT_TRUE(f.up(a, "one")) << all_logs();
+    auto b = h::client(2, 2, 2);  // 10.77.0.2 again, a new session
+    expect_refused(b, 0, EDQUOT, Verdict::TooManySessions, f);
+    EXPECT_EQ(count_logs("(ip:10.77.0.2 holds 1 sessions, 1 paths, 2 connections)"), 1) << all_logs();
+    // Another path of the session it has (to another server address) is
+    // no new session.
+    auto more = h::sibling(a, 3, 2);
+    more.caddr = a.caddr;
+    more.saddr = fake::ipv4(10, 79, 0, 1);
+    ASSERT_TRUE(f.up(more, "one")) << all_logs();
+    EXPECT_EQ(counts(f, a.caddr), "1 2 4");
+    // Another address: its own count.
+    auto c = h::client(4, 2, 3);
+    ASSERT_TRUE(f.up(c, "three")) << all_logs();
+    EXPECT_EQ(refusals(Verdict::TooManySessions), 1u);
+    EXPECT_TRUE(f.finish());
+}
+
+TEST(AdmissionServer, TooManyPathsAndTheCountGoingDownWhenAPathCloses) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("limit paths=1\n"), 0);
+    auto a = h::client(1, 2, 2);
+    ASSERT_TRUE(f.up(a, "first")) << all_logs();
+    EXPECT_EQ(counts(f, a.caddr), "1 1 2");
+    auto b = h::client(2, 2, 2);
+    expect_refused(b, 0, EDQUOT, Verdict::TooManyPaths, f);
+    // A mapped form of the same address is the same client.
+    auto m = h::client(3, 2, 2);
+    m.caddr = v6("::ffff:10.77.0.2");
+    expect_refused(m, 0, EDQUOT, Verdict::TooManyPaths, f);
+    // The first one leaves: its teardown ends, the count goes down, and
+    // the address may have a path again.
+    k().cm_event(a.con(0), RTRS_CORE_CM_DISCONNECTED);
+    EXPECT_EQ(counts(f, a.caddr), "1 1 2") << "a path counts until its teardown ends";
+    k().run();
+    EXPECT_EQ(counts(f, a.caddr), "0 0 0");
+    auto b2 = h::client(2, 2, 2);
+    ASSERT_TRUE(f.up(b2, "second")) << all_logs();
+    EXPECT_EQ(counts(f, a.caddr), "1 1 2");
+    EXPECT_EQ(refusals(Verdict::TooManyPaths), 2u);
+    EXPECT_TRUE(f.finish());
+}
+
+TEST(AdmissionServer, TooManyConnectionsIsRefusedAndTheHalfMadePathGoes) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("limit connections=3\n"), 0);
+    auto a = h::client(1, 2, 2);
+    ASSERT_TRUE(f.up(a, "two")) << all_logs();
+    auto b = h::client(2, 2, 2);
+    ASSERT_EQ(f.connect(b, 0), 0) << "the third connection";
+    EXPECT_EQ(counts(f, a.caddr), "2 2 3");
+    expect_refused(b, 1, EDQUOT, Verdict::TooManyConnections, f);
+    EXPECT_EQ(count_logs("(ip:10.77.0.2 holds 2 sessions, 2 paths, 3 connections)"), 1) << all_logs();
+    // The path that cannot be completed stalls and is closed.
+    k().advance(26000);
+    EXPECT_TRUE(b.con(0)->destroyed);
+    EXPECT_EQ(counts(f, a.caddr), "1 1 2");
+    k().complete_all_sends(a.con(0));  // (heartbeats meanwhile)
+    EXPECT_EQ(refusals(Verdict::TooManyConnections), 1u);
+    EXPECT_TRUE(f.finish());
+}
+
+TEST(AdmissionServer, TheRateRefusesPastTheBurstAndRefills) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("limit rate=2/s burst=3\n"), 0);
+    std::vector<h::Client> cs;
+    for (int i = 0; i < 8; ++i) cs.push_back(h::client(10 + i, 1, 2));
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(f.connect(cs[i], 0), 0) << i;
+    expect_refused(cs[3], 0, EAGAIN, Verdict::RateLimited, f);
+    // Another address is not slowed by this one.
+    auto other = h::client(30, 1, 3);
+    EXPECT_EQ(f.connect(other, 0), 0);
+    k().advance(499);
+    auto again = h::client(13, 1, 2);
+    expect_refused(again, 0, EAGAIN, Verdict::RateLimited, f);
+    k().advance(1);
+    auto next = h::client(14, 1, 2);
+    EXPECT_EQ(f.connect(next, 0), 0);
+    auto last = h::client(15, 1, 2);
+    expect_refused(last, 0, EAGAIN, Verdict::RateLimited, f);
+    EXPECT_EQ(refusals(Verdict::RateLimited), 3u);
+    EXPECT_TRUE(f.finish());
+}
+
+TEST(AdmissionServer, ANameNotAllowedClosesThePathAtItsInfoRequest) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("allow 10.77.0.0/24 names=alpha,beta\nallow 10.77.0.3 names=gamma\n"), 0);
+    auto a = h::client(1, 2, 2);
+    ASSERT_TRUE(f.up(a, "alpha")) << all_logs();
+    auto b = h::client(2, 2, 2);
+    ASSERT_TRUE(f.connect_all(b));
+    ASSERT_TRUE(f.send_info(b, "gamma"));
+    k().run();
+    EXPECT_EQ(count_logs("ip:10.77.0.2@ip:10.77.0.1: bad info request: the session name is not "
+                         "allowed for the client's address ('gamma')"),
+              1)
+        << all_logs();
+    EXPECT_EQ(f.sysfs_sess("gamma"), nullptr);
+    EXPECT_TRUE(b.con(0)->destroyed);
+    EXPECT_TRUE(b.con(1)->destroyed);
+    EXPECT_EQ(f.link_events(RTRS_CORE_LINK_CONNECTED), 1) << "the ULP never heard of it";
+    // The longest prefix decides: 10.77.0.3 has its own names.
+    auto c = h::client(3, 2, 3);
+    ASSERT_TRUE(f.up(c, "gamma")) << all_logs();
+    auto d = h::client(4, 2, 3);
+    ASSERT_TRUE(f.connect_all(d));
+    ASSERT_TRUE(f.send_info(d, "alpha"));
+    k().run();
+    EXPECT_TRUE(d.con(0)->destroyed);
+    auto e = h::client(5, 2, 4);
+    ASSERT_TRUE(f.up(e, "beta")) << all_logs();
+    EXPECT_EQ(refusals(Verdict::NameNotAllowed), 2u);
+    EXPECT_EQ(count_logs("connection request refused"), 0) << "refused at the info request";
+    EXPECT_TRUE(f.finish());
+}
+
+TEST(AdmissionServer, AnAddressTakenOffTheListBeforeItsInfoRequestIsClosed) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("allow 10.77.0.0/24\n"), 0);
+    auto a = h::client(1, 2, 2);
+    ASSERT_TRUE(f.connect_all(a));
+    ASSERT_EQ(set_policy("allow 10.99.0.0/16\n"), 0);
+    ASSERT_TRUE(f.send_info(a, "late"));
+    k().run();
+    EXPECT_EQ(count_logs("bad info request: the client's address is not on the allow-list ('late')"), 1)
+        << all_logs();
+    EXPECT_TRUE(a.con(0)->destroyed);
+    EXPECT_EQ(f.sysfs_sess("late"), nullptr);
+    // What is up stays up under a new policy.
+    ASSERT_EQ(set_policy(""), 0);
+    auto b = h::client(2, 2, 3);
+    ASSERT_TRUE(f.up(b, "stays")) << all_logs();
+    ASSERT_EQ(set_policy("allow 10.99.0.0/16\n"), 0);
+    k().advance(6000);
+    k().complete_all_sends(b.con(0));
+    EXPECT_NE(f.sysfs_sess("stays"), nullptr);
+    EXPECT_FALSE(b.con(0)->destroyed);
+    EXPECT_TRUE(f.finish());
+}
+
+TEST(AdmissionServer, ABadTextLeavesThePolicyInEffect) {
+    {
+        // Before the core is up: nothing to set.
+        std::string msg;
+        EXPECT_EQ(set_policy("allow 10.0.0.0/8", &msg), -ENXIO);
+        EXPECT_EQ(msg, "the core is not up");
+        char buf[64];
+        EXPECT_EQ(rtrs_core_admission_show(buf, sizeof(buf)), -ENXIO);
+    }
+    h::Fixture f;
+    ASSERT_EQ(set_policy("allow 10.77.0.0/24\nlimit paths=4\n"), 0);
+    const std::string shown = show_policy();
+    std::string msg;
+    EXPECT_EQ(set_policy("allow 10.0.0.0/8\nallow 10.78.0.x\nlimit paths=1\n", &msg), -EINVAL);
+    EXPECT_EQ(msg, "line 2: bad address '10.78.0.x' (expected IPv4, IPv6, or gid: and a GID in IPv6 notation)");
+    EXPECT_EQ(show_policy(), shown);
+    EXPECT_EQ(count_logs("admission policy set"), 1);
+    // Still the old one: 10.78.0.2 is refused, 10.77.0.2 served.
+    auto out = h::client(1, 1, 2);
+    out.caddr = fake::ipv4(10, 78, 0, 2);
+    expect_refused(out, 0, ECONNREFUSED, Verdict::NotAllowed, f);
+    auto in = h::client(2, 1, 2);
+    ASSERT_TRUE(f.up(in, "in")) << all_logs();
+    // Back to the default with an empty text.
+    ASSERT_EQ(set_policy("# nothing\n"), 0);
+    auto out2 = h::client(3, 1, 2);
+    out2.caddr = fake::ipv4(10, 78, 0, 2);
+    ASSERT_TRUE(f.up(out2, "out")) << all_logs();
+    // A policy that does not fit the caller's buffer is not half shown.
+    char small[16];
+    EXPECT_EQ(rtrs_core_admission_show(small, sizeof(small)), -ENOSPC);
+    // Nor is a failed allocation a half-set policy.
+    k().fail_at = k().failure_points;
+    EXPECT_EQ(set_policy("allow 10.1.0.0/16\n", &msg), -ENOMEM);
+    EXPECT_EQ(msg, "no memory for the policy");
+    EXPECT_EQ(show_policy().find("allow 10.1.0.0/16"), std::string::npos) << show_policy();
+    EXPECT_NE(show_policy().find("# no allow rule"), std::string::npos) << show_policy();
+    EXPECT_TRUE(f.finish());
+}
+
+// A policy replaced while a connection request is handled: the request's
+// first look (before its session is made, without the server lock) used
+// the old policy; its second look, once the session is there, sees the
+// new one and refuses, and the session made for it goes unused.
+TEST(AdmissionServer, APolicyReplacedDuringAConnectionRequestDecidesItsSecondLook) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("allow 10.77.0.0/16\n"), 0);
+    auto c = h::client(1, 2, 2);
+    bool swapped = false;
+    k().on_release = [&](fake::Lock* l) {
+        // The request lets go of the server lock to make its session.
+        if (l->kind != RTRS_ENV_LOCK_SERVER || !k().held.empty()) return;
+        // (Kept alive while it runs: it is this very function.)
+        auto self = std::move(k().on_release);
+        k().on_release = nullptr;
+        EXPECT_EQ(set_policy("allow 10.99.0.0/16\n"), 0);
+        swapped = true;
+    };
+    const auto held_before = Made::now();
+    EXPECT_NE(f.connect(c, 0), 0);
+    ASSERT_TRUE(swapped);
+    EXPECT_TRUE(c.cms[0]->rejected);
+    EXPECT_EQ(c.cms[0]->reject_errno, ECONNREFUSED);
+    EXPECT_EQ(count_logs("connection request refused: the client's address is not on the allow-list"), 1)
+        << all_logs();
+    EXPECT_TRUE(k().chunks.empty()) << "the session made meanwhile is freed";
+    std::uint64_t sessions = 0, paths = 0;
+    rtrs_core_held(&sessions, &paths);
+    EXPECT_EQ(sessions, held_before.sessions);
+    EXPECT_EQ(paths, held_before.paths);
+    EXPECT_EQ(k().cons.size(), 0u);
+    EXPECT_TRUE(f.finish());
+}
+
+// Two requests of one address race for its last session: the second
+// starts and finishes while the first makes its session; the first's
+// second look counts it and refuses.
+TEST(AdmissionServer, TwoRequestsRacingForTheLastSessionGetOne) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("limit sessions=1\n"), 0);
+    auto first = h::client(1, 1, 2);
+    auto second = h::client(2, 1, 2);
+    int second_ret = -1;
+    k().on_release = [&](fake::Lock* l) {
+        if (l->kind != RTRS_ENV_LOCK_SERVER || !k().held.empty()) return;
+        // (Kept alive while it runs: it is this very function.)
+        auto self = std::move(k().on_release);
+        k().on_release = nullptr;
+        second_ret = f.connect(second, 0);
+    };
+    const int first_ret = f.connect(first, 0);
+    EXPECT_EQ(second_ret, 0) << "the second came in while the first made its session";
+    EXPECT_NE(first_ret, 0);
+    EXPECT_EQ(first.cms[0]->reject_errno, EDQUOT);
+    EXPECT_EQ(count_logs("holds as many sessions as its limit allows"), 1) << all_logs();
+    EXPECT_EQ(counts(f, first.caddr), "1 1 1");
+    EXPECT_EQ(k().chunks.size(), 16u) << "one session's chunks";
+    EXPECT_TRUE(f.finish());
+}
+
+// A connection request handled while a new policy is being parsed (no
+// lock held yet) is decided by the old one; the next, by the new one.
+TEST(AdmissionServer, ARequestDuringTheParseOfANewPolicyGetsTheOldOne) {
+    h::Fixture f;
+    auto during = h::client(1, 1, 2);
+    int ret = -1;
+    k().on_point = [&](const char* what) {
+        if (std::strcmp(what, "alloc") != 0 || !k().held.empty()) return;
+        auto self = std::move(k().on_point);
+        k().on_point = nullptr;
+        ret = f.connect(during, 0);
+    };
+    ASSERT_EQ(set_policy("allow 10.99.0.0/16\n"), 0);
+    EXPECT_EQ(ret, 0) << "the default admitted it";
+    auto after = h::client(2, 1, 3);
+    expect_refused(after, 0, ECONNREFUSED, Verdict::NotAllowed, f);
+    EXPECT_TRUE(f.finish());
+}
+
+// Each reason logs through a gate of its own: a flood of one does not
+// hide another.
+TEST(AdmissionServer, AFloodOfRefusalsDoesNotHideAnotherReason) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("allow 10.77.0.0/24\nlimit rate=1/s\n"), 0);
+    for (int i = 0; i < 50; ++i) {
+        auto c = h::client(100 + i, 1, 2);
+        c.caddr = fake::ipv4(10, 78, 0, 2);
+        f.connect(c, 0);
+    }
+    EXPECT_LE(count_logs(core::verdict_reason(Verdict::NotAllowed)), 10);
+    EXPECT_EQ(refusals(Verdict::NotAllowed), 50u);
+    auto a = h::client(1, 1, 2), b = h::client(2, 1, 2);
+    EXPECT_EQ(f.connect(a, 0), 0);
+    EXPECT_NE(f.connect(b, 0), 0);
+    EXPECT_EQ(count_logs(core::verdict_reason(Verdict::RateLimited)), 1) << all_logs();
+    EXPECT_TRUE(f.finish());
 }
