@@ -102,10 +102,10 @@ ClientCounts Server::count_client(const rtrs_core_addr& client) {
 // --- connection requests ---------------------------------------------------------
 
 int Server::refuse(rtrs_env_cm* cm, const char* peer, int err, const char* why,
-                   const char* detail) {
+                   const char* detail, LogGate* gate) {
     // A flood of one reason does not hide the others.
     const auto slot = (reinterpret_cast<rt::uptr>(why) >> 3) % (sizeof(refusal_gates_) / sizeof(refusal_gates_[0]));
-    Log l(kErr, refusal_gates_[slot]);
+    Log l(kErr, gate ? *gate : refusal_gates_[slot]);
     l.put("connection request refused: ").put(why);
     if (detail) l.put(" (").put(detail).put(')');
     rtrs_env_trace_conn_refused(peer, -err, why);
@@ -175,7 +175,8 @@ int Server::on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_
                 v == Verdict::TooManyConnections)
                 d.put(" holds ").dec(held.sessions).put(" sessions, ").dec(held.paths)
                     .put(" paths, ").dec(held.connections).put(" connections");
-            return refuse(cm, peer, verdict_errno(v), verdict_reason(v), detail);
+            return refuse(cm, peer, verdict_errno(v), verdict_reason(v), detail,
+                          &admission_gates_[static_cast<rt::u32>(v)]);
         }
         if (!sess && !req.first_conn)
             return refuse(cm, peer, rt::errc::nxio,

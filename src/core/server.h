@@ -62,8 +62,10 @@ private:
                     const char* peer, rt::RefPtr<Device>* late) REQUIRES(lock_);
     int drop_fresh(Session& sess, bool fresh, rtrs_env_cm* cm, const char* peer, int err,
                    const char* why, const char* detail = nullptr) REQUIRES(lock_);
+    // gate: the log gate of the reason (nullptr: one of refusal_gates_,
+    // picked by why).
     int refuse(rtrs_env_cm* cm, const char* peer, int err, const char* why,
-               const char* detail = nullptr);
+               const char* detail = nullptr, LogGate* gate = nullptr);
     int accept(rtrs_env_cm* cm, Session& s);
 
     rtrs_env_ulp* ulp_;
@@ -72,6 +74,9 @@ private:
     rtrs_env_listener* listener_ = nullptr;
     // The refusals' lines, a gate for each reason (a few share one).
     LogGate refusal_gates_[16];
+    // Admission's refusals, a gate for each verdict (shared with no other
+    // reason: a flood of addresses not on the list hides no rate refusal).
+    LogGate admission_gates_[kVerdicts];
     // Under lock_:
     rt::List<Session> sessions_ GUARDED_BY(lock_);
     bool closing_ GUARDED_BY(lock_) = false;

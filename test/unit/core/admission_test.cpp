@@ -171,6 +171,9 @@ struct BadText {
     const char* msg;
 };
 
+// (Failures name the case, not its bytes.)
+void PrintTo(const BadText& b, std::ostream* os) { *os << b.name; }
+
 class AdmissionBad : public ::testing::TestWithParam<BadText> {};
 
 TEST_P(AdmissionBad, IsRefusedWithItsLineAndWhy) {
