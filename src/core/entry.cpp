@@ -140,3 +140,21 @@ extern "C" void rtrs_core_held(rt::u64* sessions, rt::u64* paths) {
     *sessions = __atomic_load_n(&g_sessions_held, __ATOMIC_RELAXED);
     *paths = __atomic_load_n(&g_paths_held, __ATOMIC_RELAXED);
 }
+
+extern "C" int rtrs_core_admission_set(const char* text, rt::usize len, char* msg,
+                                       rt::usize msg_len) {
+    Module* m = module();
+    if (!m) {
+        rt::StrBuf(msg, msg_len).put("the core is not up");
+        return -rt::errc::nxio;
+    }
+    return rt::to_neg_errno(m->set_admission(text, len, msg, msg_len));
+}
+
+extern "C" int rtrs_core_admission_show(char* buf, rt::usize cap) {
+    Module* m = module();
+    if (!m) return -rt::errc::nxio;
+    auto n = m->show_admission(buf, cap);
+    if (!n.ok()) return -n.error();
+    return static_cast<int>(n.value());
+}

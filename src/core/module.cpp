@@ -8,6 +8,7 @@
 #include "core/server.h"
 #include "rt/alloc.h"
 #include "rt/errno.h"
+#include "rt/strbuf.h"
 
 namespace core {
 
@@ -168,6 +169,59 @@ bool Module::claim_name(Session& s, rt::Bytes name) {
 void Module::release_name(Session& s) {
     Guard g(lock_);
     named_.remove(s);
+}
+
+// --- admission -------------------------------------------------------------------
+
+Verdict Module::admit_connection(const rtrs_core_addr& client, const ClientCounts& held,
+                                 bool first_look) {
+    Guard g(lock_);
+    return first_look ? admission_.admit_connection(client, rtrs_env_now_ms(), held)
+                      : admission_.recheck_connection(client, held);
+}
+
+Verdict Module::admit_name(const rtrs_core_addr& client, rt::Bytes name) {
+    Guard g(lock_);
+    return admission_.admit_name(client, name);
+}
+
+rt::Result<void> Module::set_admission(const char* text, rt::usize len, char* msg,
+                                       rt::usize cap) {
+    // Made and parsed without the lock; only the swap is under it.
+    auto made = rt::make_own<Policy>(rt::Gfp::kernel);
+    if (!made.ok()) {
+        rt::StrBuf(msg, cap).put("no memory for the policy");
+        return rt::err(rt::errc::nomem);
+    }
+    rt::Own<Policy> p = rt::move(made.value());
+    RT_TRY(p->parse(text, len, msg, cap));
+    const rt::u32 entries = p->entries();
+    const bool limited = p->has_limits();
+    rt::Own<Policy> old;
+    {
+        Guard g(lock_);
+        old = admission_.replace(rt::move(p));
+    }
+    if (cap) msg[0] = '\0';  // nothing wrong
+    Log l(kInfo);
+    l.put("admission policy set: ");
+    if (entries) l.put("an allow-list of ").dec(entries).put(entries == 1 ? " entry" : " entries");
+    else l.put("every address allowed");
+    l.put(limited ? ", with limits" : ", no limits");
+    return {};  // the old policy is freed here, without the lock
+}
+
+rt::Result<rt::usize> Module::show_admission(char* buf, rt::usize cap) {
+    Guard g(lock_);
+    rt::StrBuf out(buf, cap);
+    admission_.format(out);
+    if (out.truncated()) return rt::err(rt::errc::nospc);
+    return out.len();
+}
+
+rt::u64 Module::admission_refusals(Verdict v) {
+    Guard g(lock_);
+    return admission_.refusals(v);
 }
 
 // --- servers ---------------------------------------------------------------------

@@ -4,6 +4,7 @@
 // budget. One exists between rtrs_core_init() and rtrs_core_exit().
 #pragma once
 
+#include "core/admission.h"
 #include "core/config.h"
 #include "core/env.h"
 #include "core/lock.h"
@@ -46,6 +47,24 @@ public:
     // A named session going away gives its name back.
     void release_name(Session& s);
 
+    // Admission (core/admission.h): each decision, and each new policy,
+    // under the module lock, so that a policy replaced while connection
+    // requests are handled applies from the next decision on, never in
+    // the middle of one. Under a server's lock or none.
+    // first_look: the request's first decision (takes the rate's token);
+    // false for a look again after its server let go of its lock.
+    Verdict admit_connection(const rtrs_core_addr& client, const ClientCounts& held,
+                             bool first_look) EXCLUDES(lock_);
+    Verdict admit_name(const rtrs_core_addr& client, rt::Bytes name) EXCLUDES(lock_);
+    // Parses text into a new policy and puts it in effect: EINVAL with
+    // "line N: why" in msg (the policy in effect stays), or ENOMEM.
+    rt::Result<void> set_admission(const char* text, rt::usize len, char* msg, rt::usize cap)
+        EXCLUDES(lock_);
+    // The policy in effect as text, and the refusals so far; ENOSPC when
+    // it does not fit in cap.
+    rt::Result<rt::usize> show_admission(char* buf, rt::usize cap) EXCLUDES(lock_);
+    rt::u64 admission_refusals(Verdict v) EXCLUDES(lock_);
+
     void add_server(Server& s);
     void remove_server(Server& s);
     // Closes every path on ib_dev and waits until the device is released.
@@ -66,6 +85,7 @@ private:
     rt::List<Device> devices_ GUARDED_BY(lock_);
     rt::List<Session, NamedTag> named_ GUARDED_BY(lock_);
     rt::u64 chunk_mem_used_ GUARDED_BY(lock_) = 0;
+    Admission admission_ GUARDED_BY(lock_);
 };
 
 // The one module, or nullptr outside init/exit.

@@ -214,6 +214,7 @@ rt::Result<Connection*> Path::add_connection(rt::u16 cid, rtrs_env_cm* cm, const
     }
     // From here on the connection owns the cm_id: it is the path's to end.
     cons_[cid] = c;
+    ++cons_made_;
     if (cid == 0) {
         int err = rtrs_env_post_recv(c->env(), &c->info_buf, &c->recv_cqe, 1);
         if (err) {

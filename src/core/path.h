@@ -145,6 +145,11 @@ public:
     rt::u32 mrs_num() const { return mrs_num_; }
     Connection* con(rt::u16 cid) const { return cons_[cid]; }
     bool same_addresses(const rtrs_core_addr& client, const rtrs_core_addr& server) const;
+    // The client's address (set by setup(), before the path is listed).
+    const rtrs_core_addr& client_address() const { return client_; }
+    // Connections made for it so far: they are its until its teardown
+    // ends (admission counts them).
+    rt::u32 connections_made_locked() const REQUIRES(server().lock()) { return cons_made_; }
 
     // Under the server lock: a connection request for this path.
     rt::Result<Connection*> add_connection(rt::u16 cid, rtrs_env_cm* cm, const char** why)
@@ -250,6 +255,7 @@ private:
     // timer_work() and drop_pending_locked(), and with no lock by
     // close_work() and destroy(); free_resources() writes it with none.)
     rt::Array<Connection*> cons_;
+    rt::u32 cons_made_ GUARDED_BY(server().lock()) = 0;  // of cons_, ever (add_connection())
     rt::Array<rt::u64> chunk_dma_;
     rt::Array<Mr> mrs_;
     rt::u32 mrs_num_ = 0;          // registered so far (of mrs_.size())

@@ -63,6 +63,18 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
         Log(kErr, log_gate_).who(sess_name(), name_).put(": bad info request: session name contains '/' or '.'");
         return false;
     }
+    // Admission: the allow-list entry of the client's address may limit
+    // the names it uses (checked again on each path: its entry may be
+    // another, or the policy may have changed since it connected).
+    const Verdict admitted = module()->admit_name(client_, name);
+    if (admitted != Verdict::Ok) {
+        Log l(kErr, log_gate_);
+        l.who(sess_name(), name_).put(": bad info request: ").put(verdict_reason(admitted))
+            .put(" ('");
+        for (rt::u8 ch : name) l.put(static_cast<char>(ch));
+        l.put("')");
+        return false;
+    }
     // CVE-2024-50062: the request must not come before every connection.
     for (rt::u16 cid = 0; cid < con_num_; ++cid) {
         if (!cons_[cid]) {

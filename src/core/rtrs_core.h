@@ -171,6 +171,27 @@ int rtrs_core_path_store(void *core_path, enum rtrs_core_path_attr attr, const c
 /* How many sessions and paths of the core exist now (debugfs "held"). */
 void rtrs_core_held(__UINT64_TYPE__ *sessions, __UINT64_TYPE__ *paths);
 
+/* --- admission: who may connect, and how much one client may hold ------------ */
+
+/*
+ * Puts the admission rules in text (len bytes, no NUL needed; the grammar
+ * is in src/core/admission.h) in effect, for every server, from the next
+ * connection request on: what is connected stays. An empty text (or only
+ * comments) is the default: every address allowed, no limits. Returns 0,
+ * or a negative errno with a one-line reason in msg (msg_len bytes, ""
+ * on success) and the rules in effect unchanged: -EINVAL ("line N:
+ * what"), -ENOMEM, -ENXIO before rtrs_core_init(). May sleep.
+ */
+int rtrs_core_admission_set(const char *text, __SIZE_TYPE__ len, char *msg,
+			    __SIZE_TYPE__ msg_len);
+/*
+ * The rules in effect as text that rtrs_core_admission_set() reads back,
+ * with the refusals so far per reason as a comment line. Returns the
+ * length written (NUL-terminated within cap), or -ENOSPC when it does not
+ * fit, -ENXIO before rtrs_core_init(). May sleep.
+ */
+int rtrs_core_admission_show(char *buf, __SIZE_TYPE__ cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -71,14 +71,41 @@ Session* Server::find_session_locked(const wire::Uuid& paths_uuid) {
     return nullptr;
 }
 
+// Walked, not counted as things come and go: nothing to drift. A path
+// counts until its teardown ends (it is on its session's list until then,
+// holding its queues and registrations).
+ClientCounts Server::count_client_locked(const rtrs_core_addr& client, Session* sess,
+                                         const wire::Uuid& sess_uuid) {
+    ClientCounts c;
+    c.new_session = true;
+    c.new_path = true;
+    for (Session& s : sessions_) {
+        bool has = false;
+        for (Path& p : s.paths) {
+            if (&s == sess && p.uuid() == sess_uuid) c.new_path = false;
+            if (!same_client(p.client_address(), client)) continue;
+            has = true;
+            ++c.paths;
+            c.connections += p.connections_made_locked();
+        }
+        if (has) ++c.sessions;
+        if (has && &s == sess) c.new_session = false;
+    }
+    return c;
+}
+
+ClientCounts Server::count_client(const rtrs_core_addr& client) {
+    Guard g(lock_);
+    return count_client_locked(client, nullptr, wire::Uuid{});
+}
 
 // --- connection requests ---------------------------------------------------------
 
 int Server::refuse(rtrs_env_cm* cm, const char* peer, int err, const char* why,
-                   const char* detail) {
+                   const char* detail, LogGate* gate) {
     // A flood of one reason does not hide the others.
     const auto slot = (reinterpret_cast<rt::uptr>(why) >> 3) % (sizeof(refusal_gates_) / sizeof(refusal_gates_[0]));
-    Log l(kErr, refusal_gates_[slot]);
+    Log l(kErr, gate ? *gate : refusal_gates_[slot]);
     l.put("connection request refused: ").put(why);
     if (detail) l.put(" (").put(detail).put(')');
     rtrs_env_trace_conn_refused(peer, -err, why);
@@ -104,12 +131,12 @@ int Server::accept(rtrs_env_cm* cm, Session& s) {
 int Server::on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_num,
                                const rtrs_core_addr& client, const rtrs_core_addr& server,
                                rt::Bytes priv) {
-    char peer[136];
+    char peer[136], who[64];
     {
-        char c[64], sv[64];
-        format_addr(client, c, sizeof(c));
+        char sv[64];
+        format_addr(client, who, sizeof(who));
         format_addr(server, sv, sizeof(sv));
-        rt::StrBuf(peer, sizeof(peer)).put(c).put('@').put(sv);
+        rt::StrBuf(peer, sizeof(peer)).put(who).put('@').put(sv);
     }
     const char* why = "malformed";
     auto parsed = wire::parse_conn_req(priv, &why);
@@ -128,10 +155,29 @@ int Server::on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_
     // Outlives the lock below: a path given up there may hold the last
     // reference of a device being removed, whose release wakes the remover.
     rt::RefPtr<Device> late;
+    bool first_look = true;
     for (;;) {
         Guard g(lock_);
         if (closing_) return refuse(cm, peer, rt::errc::connreset, "the server is closing");
         Session* sess = find_session_locked(req.paths_uuid);
+        // Admission, before anything is made for the request (and before
+        // it learns whether its session exists). A second look, after the
+        // lock was let go to make the session, sees what changed meanwhile:
+        // other requests of the address, or a new policy.
+        const ClientCounts held = count_client_locked(client, sess, req.sess_uuid);
+        const Verdict v = module()->admit_connection(client, held, first_look);
+        first_look = false;
+        if (v != Verdict::Ok) {
+            char detail[128];
+            rt::StrBuf d(detail, sizeof(detail));
+            d.put(who);
+            if (v == Verdict::TooManySessions || v == Verdict::TooManyPaths ||
+                v == Verdict::TooManyConnections)
+                d.put(" holds ").dec(held.sessions).put(" sessions, ").dec(held.paths)
+                    .put(" paths, ").dec(held.connections).put(" connections");
+            return refuse(cm, peer, verdict_errno(v), verdict_reason(v), detail,
+                          &admission_gates_[static_cast<rt::u32>(v)]);
+        }
         if (!sess && !req.first_conn)
             return refuse(cm, peer, rt::errc::nxio,
                           "no such session, and not the first connection of a new one");

@@ -3,6 +3,7 @@
 // listens on a port and owns the sessions that clients open through it.
 #pragma once
 
+#include "core/admission.h"
 #include "core/env.h"
 #include "core/lock.h"
 #include "core/log.h"
@@ -29,6 +30,10 @@ public:
                            const rtrs_core_addr& client, const rtrs_core_addr& server,
                            rt::Bytes priv) EXCLUDES(lock_);
 
+    // What a client address holds in this server's sessions now (for
+    // admission's limits; readers outside, the tests, take it here).
+    ClientCounts count_client(const rtrs_core_addr& client) EXCLUDES(lock_);
+
     Lock& lock() RETURN_CAPABILITY(lock_) { return lock_; }
     rtrs_env_ulp* ulp() const { return ulp_; }
     rt::u16 port() const { return port_; }
@@ -44,6 +49,10 @@ public:
 
 private:
     Session* find_session_locked(const wire::Uuid& paths_uuid) REQUIRES(lock_);
+    // The same, with what a connection request for path sess_uuid of sess
+    // (nullptr: a new session) would add.
+    ClientCounts count_client_locked(const rtrs_core_addr& client, Session* sess,
+                                     const wire::Uuid& sess_uuid) REQUIRES(lock_);
     // peer: "<client>@<server>", the path name the request would have (for
     // the conn_refused trace event).
     // *late: a device reference to drop once the lock is let go.
@@ -53,8 +62,10 @@ private:
                     const char* peer, rt::RefPtr<Device>* late) REQUIRES(lock_);
     int drop_fresh(Session& sess, bool fresh, rtrs_env_cm* cm, const char* peer, int err,
                    const char* why, const char* detail = nullptr) REQUIRES(lock_);
+    // gate: the log gate of the reason (nullptr: one of refusal_gates_,
+    // picked by why).
     int refuse(rtrs_env_cm* cm, const char* peer, int err, const char* why,
-               const char* detail = nullptr);
+               const char* detail = nullptr, LogGate* gate = nullptr);
     int accept(rtrs_env_cm* cm, Session& s);
 
     rtrs_env_ulp* ulp_;
@@ -63,6 +74,9 @@ private:
     rtrs_env_listener* listener_ = nullptr;
     // The refusals' lines, a gate for each reason (a few share one).
     LogGate refusal_gates_[16];
+    // Admission's refusals, a gate for each verdict (shared with no other
+    // reason: a flood of addresses not on the list hides no rate refusal).
+    LogGate admission_gates_[kVerdicts];
     // Under lock_:
     rt::List<Session> sessions_ GUARDED_BY(lock_);
     bool closing_ GUARDED_BY(lock_) = false;

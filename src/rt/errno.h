@@ -32,7 +32,8 @@
 	X(ENOTCONN, notconn, 107) \
 	X(ESHUTDOWN, shutdown, 108) \
 	X(ETIMEDOUT, timedout, 110) \
-	X(ECONNREFUSED, connrefused, 111)
+	X(ECONNREFUSED, connrefused, 111) \
+	X(EDQUOT, dquot, 122)
 
 #ifdef __cplusplus
 namespace rt::errc {
