@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers of the fault suites (sourced; runs in the QEMU guest).
-# test/guest/lib.sh gives check/pass/fail/finish, load_deps, wait_gone, wait_line,
-# wait_exists and rxe_up.
+# test/guest/lib.sh gives check/pass/fail/finish, load_deps, the waits
+# (wait_for and those on it: wait_gone, wait_line, wait_exists, wait_pid,
+# ...) and rxe_up.
 
 fault_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$fault_here/../guest/lib.sh"
@@ -28,17 +29,6 @@ elapsed() { awk -v a="$1" -v b="${2:-$(now)}" 'BEGIN { printf "%.2f", b - a }'; 
 # le A B: A <= B for decimal numbers.
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 
-# wait_pid PID SECONDS: true once PID has ended (it is then reaped by the
-# caller's wait); false if it still runs.
-wait_pid() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # Kernel log lines containing a fixed string (the whole log: compare
 # before and after).
 log_count() { dmesg | grep -cF -- "$1"; }
@@ -49,14 +39,9 @@ problem_re=$rtrs_issue_re
 problem_count() { dmesg | rtrs_issue_count; }
 # wait_log STRING COUNT SECONDS: true once the kernel log has COUNT lines
 # with STRING.
-wait_log() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		[ "$(log_count "$1")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_log() { wait_for "$3" log_has "$1" "$2"; }
+# log_has STRING COUNT: the kernel log has COUNT lines with STRING now.
+log_has() { [ "$(log_count "$1")" -ge "$2" ]; }
 # no_new_problems SINCE WHAT: a check that no problem line appeared since
 # the count SINCE.
 no_new_problems() {
@@ -69,14 +54,7 @@ no_new_problems() {
 class_sessions() { ls -A "$class" 2>/dev/null; }
 class_empty() { [ -z "$(class_sessions)" ]; }
 # wait_class_empty SECONDS
-wait_class_empty() {
-	local i
-	for ((i = 0; i < $1 * 10; i++)); do
-		class_empty && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_class_empty() { wait_for "$1" class_empty; }
 
 new_uuid() { cat /proc/sys/kernel/random/uuid; }
 

@@ -63,67 +63,62 @@ load_deps() {
 	done
 }
 
+# wait_for SECONDS COMMAND [ARGS...]: true once COMMAND succeeds, tried
+# every 0.1 s; false after SECONDS * 10 tries. The bound counts tries, not
+# the clock: on a slow (emulated, debug) guest each try takes longer, and
+# so does the whole wait, as it always has for the suites' waits below.
+wait_for() {
+	local wait_try wait_tries=$(($1 * 10))
+	shift
+	for ((wait_try = 0; wait_try < wait_tries; wait_try++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# has_line FILE REGEX: a line of FILE matches (false, quietly, while FILE
+# does not exist).
+has_line() { grep -Eq -- "$2" "$1" 2>/dev/null; }
+# pid_ended PID: PID no longer runs.
+pid_ended() { ! kill -0 "$1" 2>/dev/null; }
+
 # held_zero SECONDS: true once rtrs-server holds nothing (its debugfs file
 # "held": sessions, paths, connections, MRs, chunk pages all 0); else
 # prints what it still holds. Mounts debugfs if needed.
 held_zero() {
-	local f=/sys/kernel/debug/rtrs-server/held i
+	local f=/sys/kernel/debug/rtrs-server/held
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	[ -r "$f" ] || { echo "no $f"; return 1; }
-	for ((i = 0; i < $1 * 10; i++)); do
-		awk '$2 != 0 { bad = 1 } END { exit bad }' "$f" && return 0
-		sleep 0.1
-	done
+	wait_for "$1" awk '$2 != 0 { bad = 1 } END { exit bad }' "$f" && return 0
 	echo "rtrs-server still holds: $(tr '\n' ' ' <"$f")"
 	return 1
 }
 
 # wait_gone PATH SECONDS: true once PATH no longer exists.
-wait_gone() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -e "$1" ] || return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_gone() { wait_for "$2" test ! -e "$1"; }
+
+# wait_exists PATH SECONDS: true once PATH exists.
+wait_exists() { wait_for "$2" test -e "$1"; }
 
 # wait_line FILE REGEX SECONDS: true once a line of FILE matches.
-wait_line() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_line() { wait_for "$3" has_line "$1" "$2"; }
 
 # wait_line_while FILE REGEX SECONDS PID: true once a line of FILE matches;
 # false when PID ends first (give it a moment to print its last line) or
 # after SECONDS.
 wait_line_while() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		if ! kill -0 "$4" 2>/dev/null; then
-			sleep 0.2
-			grep -Eq -- "$2" "$1" 2>/dev/null
-			return
-		fi
-		sleep 0.1
-	done
-	return 1
+	wait_for "$3" line_or_end "$1" "$2" "$4" || return 1
+	has_line "$1" "$2" && return 0
+	sleep 0.2
+	has_line "$1" "$2"
 }
+# line_or_end FILE REGEX PID: a line of FILE matches, or PID has ended.
+line_or_end() { has_line "$1" "$2" || pid_ended "$3"; }
 
-# wait_exists PATH SECONDS: true once PATH exists.
-wait_exists() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# wait_pid PID SECONDS: true once PID has ended (it is then reaped by the
+# caller's wait); false if it still runs.
+wait_pid() { wait_for "$2" pid_ended "$1"; }
 
 # rxe_up: the test network. dummy0 carries 10.77.0.1 (server), 10.77.0.2
 # (client), fd00::1 and fd00::2 and backs rxe0; dummy1 carries 10.78.0.1 and
@@ -154,17 +149,13 @@ rxe_up() {
 # wait_gids DEV:GID...: true once port 1 of each rxe device DEV has GID (as
 # sysfs spells it, e.g. 0000:...:ffff:0a4d:0002 for 10.77.0.2) in its table;
 # false after 10 s.
-wait_gids() {
-	local i want missing
-	for ((i = 0; i < 100; i++)); do
-		missing=
-		for want in "$@"; do
-			grep -qs "${want#*:}" /sys/class/infiniband/"${want%%:*}"/ports/1/gids/* || missing=1
-		done
-		[ -z "$missing" ] && return 0
-		sleep 0.1
+wait_gids() { wait_for 10 gids_there "$@"; }
+# gids_there DEV:GID...: each is in its device's table now.
+gids_there() {
+	local want
+	for want in "$@"; do
+		grep -qs "${want#*:}" /sys/class/infiniband/"${want%%:*}"/ports/1/gids/* || return 1
 	done
-	return 1
 }
 
 # rxe_counters DEV: name=value of the device's hw counters (retransmissions,

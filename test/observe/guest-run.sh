@@ -29,14 +29,9 @@ step() { echo "== $*"; }
 # The trace buffer's events of ours, as "name: fields".
 events() { sed -n 's/^.* \(\(sess\|path\)_\(up\|down\)\|conn_refused\|io_error\|hb_miss\): /\1: /p' $tr/trace; }
 # wait_event REGEX SECONDS: true once an event line matches.
-wait_event() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		events | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_event() { wait_for "$2" event_seen "$1"; }
+# event_seen REGEX: an event line matches now.
+event_seen() { events | grep -Eq -- "$1"; }
 check_event() {  # check_event DESCRIPTION REGEX [SECONDS]
 	if wait_event "$2" "${3:-10}"; then
 		pass "event $1: $(events | grep -E -- "$2" | tail -n 1)"

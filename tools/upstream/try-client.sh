@@ -53,16 +53,6 @@ ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
 class=/sys/class/rtrs-server
 
-# wait_gone PATH SECONDS: true once PATH does not exist.
-wait_gone() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -e "$1" ] || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # session_check NAME "PATHDIR..." CLIENT-ARGS...: holds a session for 4 s,
 # checks that each path shows in sysfs meanwhile and is gone afterwards.
 session_check() {
