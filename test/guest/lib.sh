@@ -1,5 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared helpers of the guest test scripts (sourced; runs in the QEMU guest).
+# shellcheck shell=bash
+# The one library of the guest test scripts (sourced; runs in the QEMU
+# guest, which sees this checkout at the same path): each helper the guest
+# suites share is defined here once. test/fault/lib.sh adds the fault
+# suites' own. Defines variables and functions only, and never exits.
+
+lib_dir=${BASH_SOURCE[0]%/*}
+[ "$lib_dir" != "${BASH_SOURCE[0]}" ] || lib_dir=.
+# What a kernel problem is: the one rule of tools/vm/kernel-issues.sh.
+# shellcheck source=../../tools/vm/kernel-issues.sh
+# (Without it, everything else is still defined here; the sourcing
+# returns 2 at the end of this file.)
+lib_missing=
+. "$lib_dir/../../tools/vm/kernel-issues.sh" || lib_missing=tools/vm/kernel-issues.sh
 
 passed=0
 failed=0
@@ -34,6 +47,40 @@ skip() {
 allow() {
 	allowed=$((allowed + 1))
 	echo "allowed: $1 (evidence: $2)"
+}
+
+# step TEXT: the heading of a part of a suite, with the seconds since the
+# suite began (since it sourced this file).
+suite_t0=$SECONDS
+step() { echo "== [+$((SECONDS - suite_t0)) s] $*"; }
+# note TEXT: a detail under a step (a figure, what happened).
+note() { echo "   $*"; }
+
+# The clock: now is the wall clock in seconds, to the microsecond (bash's
+# EPOCHREALTIME: no process started, which is slow under emulation);
+# elapsed tells spans of it. Whole seconds (a step's time, a deadline) are
+# bash's SECONDS.
+now() { local t=$EPOCHREALTIME; echo "${t/,/.}"; }
+# elapsed T0 [T1 [DECIMALS]]: seconds from T0 to T1 (default, or empty:
+# now), with DECIMALS decimals (default 2).
+elapsed() { awk -v a="$1" -v b="${2:-$(now)}" -v d="${3:-2}" 'BEGIN { printf "%." d "f", b - a }'; }
+# le A B: A <= B for decimal numbers.
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+# Kernel log lines containing a fixed string (the whole log: compare
+# before and after).
+log_count() { dmesg | grep -cF -- "$1"; }
+# Kernel problem lines (tools/vm/kernel-issues.sh), counted over the whole
+# log: counted before and after a step, they tell which step caused one.
+problem_count() { dmesg | rtrs_issue_count; }
+# kts STRING: the kernel timestamp of the last log line with STRING.
+kts() { dmesg | grep -F -- "$1" | tail -n 1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'; }
+# log_since MARK LINE: seconds from the last kernel log line with MARK to
+# the last with LINE (the kernel's own timestamps), or "never".
+log_since() {
+	local a b
+	a=$(kts "$1") b=$(kts "$2")
+	[ -n "$a" ] && [ -n "$b" ] && elapsed "$a" "$b" || echo never
 }
 
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
@@ -116,6 +163,12 @@ wait_line_while() {
 # line_or_end FILE REGEX PID: a line of FILE matches, or PID has ended.
 line_or_end() { has_line "$1" "$2" || pid_ended "$3"; }
 
+# wait_log STRING COUNT SECONDS: true once the kernel log has COUNT lines
+# with STRING.
+wait_log() { wait_for "$3" log_has "$1" "$2"; }
+# log_has STRING COUNT: the kernel log has COUNT lines with STRING now.
+log_has() { [ "$(log_count "$1")" -ge "$2" ]; }
+
 # wait_pid PID SECONDS: true once PID has ended (it is then reaped by the
 # caller's wait); false if it still runs.
 wait_pid() { wait_for "$2" pid_ended "$1"; }
@@ -168,3 +221,8 @@ rxe_counters() {
 	done
 	echo
 }
+
+if [ -n "$lib_missing" ]; then
+	echo "test/guest/lib.sh: cannot read $lib_missing" >&2
+	return 2
+fi

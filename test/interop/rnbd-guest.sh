@@ -14,8 +14,6 @@ mib=${RTRS_INTEROP_MIB:-64}
 class=/sys/class/rtrs-server
 ctl=/sys/devices/virtual/rnbd-client/ctl
 
-step() { echo "== $*"; }
-
 step "soft-RoCE: dummy0/rxe0 10.77.0.1 (server) 10.77.0.2 (client), dummy1/rxe1 10.78.0.x"
 rxe_up || exit 1
 modprobe -a null_blk brd || exit 1

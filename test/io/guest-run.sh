@@ -11,8 +11,9 @@
 set -uo pipefail
 moddir=$1 client=$2 inval=${3:-Y}
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../guest/lib.sh"
-. "$here/../../tools/upstream/guest-setup.sh"
+# (lib.sh: log_count, and problem_count by tools/vm/kernel-issues.sh's rule,
+# counted before and after each step to tell which step caused a problem)
+. "$here/../guest/lib.sh" || exit 2
 
 case $inval in Y | N) ;; *) echo "always_invalidate must be Y or N, not '$inval'"; exit 2 ;; esac
 
@@ -30,15 +31,6 @@ max_io=$((chunk - 4096))
 hold=60
 work=/tmp/io
 mkdir -p $work
-
-step() { echo "== $*"; }
-
-# Lines of the kernel log containing a fixed string.
-log_count() { dmesg | grep -cF -- "$1"; }
-# Kernel problems as run-guest looks for them (tools/vm/kernel-issues.sh),
-# counted before and after each step to tell which step caused one.
-. "$here/../../tools/vm/kernel-issues.sh" || { echo "cannot read tools/vm/kernel-issues.sh" >&2; exit 2; }
-problem_count() { dmesg | rtrs_issue_count; }
 
 # end_hold PID: ends the client's hold and waits for it; returns its status.
 end_hold() {

@@ -73,9 +73,9 @@ done
 modname=$(modinfo -F name "$ko" 2>/dev/null)
 modname=${modname:-rtrs_server_kunit}
 # The suites run while the module loads (KUnit's module notifier).
-t0=$(date +%s)
+t0=$SECONDS
 insmod "$ko" || die "insmod $ko failed"
-say "module loaded; the suites ran in $(($(date +%s) - t0)) s"
+say "module loaded; the suites ran in $((SECONDS - t0)) s"
 
 rc=0
 suites=$(grep -Ev '^[[:space:]]*(#|$)' "$expected" | awk '{print $1}' | sort -u)

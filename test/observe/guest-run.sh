@@ -24,8 +24,6 @@ pathname=ip:$cln@ip:$srv
 work=/tmp/observe
 mkdir -p $work
 
-step() { echo "== $*"; }
-
 # The trace buffer's events of ours, as "name: fields".
 events() { sed -n 's/^.* \(\(sess\|path\)_\(up\|down\)\|conn_refused\|io_error\|hb_miss\): /\1: /p' $tr/trace; }
 # wait_event REGEX SECONDS: true once an event line matches.

@@ -6,9 +6,6 @@
 # baseline.
 # shellcheck disable=SC2154
 
-# now: the wall clock in seconds, with nanoseconds.
-now() { date +%s.%N; }
-
 # bench_setup [NULL_BLK PARAMS...]: soft-RoCE, a null_blk, upstream's
 # client side (rtrs-core, rtrs-client, rnbd-client) and what our module
 # depends on.

@@ -113,7 +113,7 @@ done
 
 if [ -n "$slow" ]; then
 	echo "--- silent and killed clients ---"
-	start=$(date +%s)
+	start=$SECONDS
 	"$client" connect --session silent --server 10.77.0.1 --src 10.77.0.2 --no-heartbeat --hold 120 --quiet \
 		>/tmp/silent.out 2>&1 &
 	ps=$!
@@ -129,9 +129,9 @@ if [ -n "$slow" ]; then
 	kill -KILL $pk
 	kill -STOP $pt
 	wait $pk 2>/dev/null
-	if wait_gone $class/killed 90; then ok "killed client: path dropped after $(($(date +%s) - start)) s"
+	if wait_gone $class/killed 90; then ok "killed client: path dropped after $((SECONDS - start)) s"
 	else bad "killed client: still in sysfs after 90 s"; fi
-	if wait_gone $class/stopped 90; then ok "stopped client: path dropped after $(($(date +%s) - start)) s"
+	if wait_gone $class/stopped 90; then ok "stopped client: path dropped after $((SECONDS - start)) s"
 	else bad "stopped client: still in sysfs after 90 s"; fi
 	kill -CONT $pt
 	wait $pt
@@ -140,7 +140,7 @@ if [ -n "$slow" ]; then
 	else bad "stopped client, resumed: exit $st: $(cat /tmp/stopped.out)"; fi
 	wait $ps
 	st=$?
-	if [ $st -eq 3 ]; then ok "silent client: dropped (exit 3) after $(($(date +%s) - start)) s: $(tail -1 /tmp/silent.out)"
+	if [ $st -eq 3 ]; then ok "silent client: dropped (exit 3) after $((SECONDS - start)) s: $(tail -1 /tmp/silent.out)"
 	else bad "silent client: exit $st: $(cat /tmp/silent.out)"; fi
 	wait_gone $class/silent 10 || bad "silent client: still in sysfs"
 fi
