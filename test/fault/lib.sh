@@ -2,7 +2,7 @@
 # Shared helpers of the fault suites (sourced; runs in the QEMU guest).
 # test/guest/lib.sh gives check/pass/fail/finish, step and note, the clock
 # (now, elapsed, le), the kernel log's counts (log_count, problem_count,
-# log_since), load_deps, the waits (wait_for and those on it: wait_gone,
+# log_since), load_deps, servers_up and servers_down, the waits (wait_for and those on it: wait_gone,
 # wait_line, wait_exists, wait_pid, wait_log, ...) and rxe_up.
 
 fault_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -37,19 +37,6 @@ wait_class_empty() { wait_for "$1" class_empty; }
 
 new_uuid() { cat /proc/sys/kernel/random/uuid; }
 
-# servers_up [rtrs-server params...]: our server with rtrs-null on port 1234.
-servers_up() {
-	load_deps "$moddir/rtrs-server.ko" &&
-		insmod "$moddir/rtrs-server.ko" "$@" &&
-		insmod "$moddir/rtrs-null.ko"
-}
-servers_down() {
-	local m
-	for m in rtrs_null rtrs_server; do
-		[ -d /sys/module/$m ] || continue
-		rmmod $m || return 1
-	done
-}
 # reload [params...]: servers down and up again with these parameters.
 reload() {
 	servers_down && servers_up "$@"

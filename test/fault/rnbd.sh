@@ -55,7 +55,7 @@ slowdev=/dev/$(dmsetup info -c --noheadings -o blkdevname slow)
 [ -b "$slowdev" ] || { echo "FAIL: no block device for dm-delay ($slowdev)"; exit 1; }
 
 step "our rtrs-server + upstream rnbd-server (port 1234), rtrs-null (port 1235); upstream client modules"
-load_deps "$moddir/rtrs-server.ko" && insmod "$moddir/rtrs-server.ko" &&
+insmod_deps "$moddir/rtrs-server.ko" &&
 	insmod "$peers/rnbd-against/rnbd-server.ko" && insmod "$moddir/rtrs-null.ko" port=1235 &&
 	insmod "$peers/src/rtrs/rtrs-core.ko" && insmod "$peers/src/rtrs/rtrs-client.ko" &&
 	insmod "$peers/src/rnbd/rnbd-client.ko" || { echo "FAIL: cannot load the modules"; exit 1; }

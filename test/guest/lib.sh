@@ -102,11 +102,63 @@ finish() {
 	[ "$failed" -eq 0 ]
 }
 
-# Loads the in-kernel modules a .ko of ours depends on (insmod does not).
+# --- modules --------------------------------------------------------------
+# load_deps KO: modprobes the in-kernel modules KO depends on (insmod does
+# not). rtrs-core and rtrs-server are left out: they are never the
+# kernel's own here, but ours or upstream's from the peers' folder, which
+# the caller insmods first (upstream rtrs-server.ko needs rtrs-core.ko,
+# rnbd-server.ko an rtrs-server.ko). Our rtrs-server.ko depends on neither.
 load_deps() {
 	local dep
 	for dep in $(modinfo -F depends "$1" | tr ',' ' '); do
+		case $dep in rtrs[-_]core | rtrs[-_]server) continue ;; esac
 		modprobe "$dep" || { echo "cannot modprobe $dep"; return 1; }
+	done
+}
+# insmod_deps KO [PARAMS...]: load_deps KO, then insmod KO with PARAMS.
+insmod_deps() {
+	load_deps "$1" && insmod "$@"
+}
+
+# servers_up [rtrs-server params...]: our rtrs-server and rtrs-null (port
+# 1234) from $moddir (the suite's MODULE_DIR); rtrs-server gets the
+# suite's server_params (an array, empty unless the suite sets it: the
+# I/O suite's always_invalidate and max_chunk_size), then these.
+server_params=()
+# shellcheck disable=SC2154 # moddir: the suite's
+servers_up() {
+	insmod_deps "$moddir/rtrs-server.ko" "${server_params[@]}" "$@" &&
+		insmod "$moddir/rtrs-null.ko"
+}
+# servers_down: rtrs-null and rtrs-server unloaded, whichever is loaded;
+# false when an rmmod fails.
+servers_down() {
+	local m
+	for m in rtrs_null rtrs_server; do
+		[ -d "/sys/module/$m" ] || continue
+		rmmod "$m" || return 1
+	done
+}
+
+# our_modules: the rtrs* and rnbd* modules still loaded, users first (the
+# order to unload them in).
+our_modules() {
+	local name _size users _rest
+	while read -r name _size users _rest; do
+		case $name in rtrs_* | rnbd_*) echo "$users $name" ;; esac
+	done </proc/modules | sort -n | cut -d' ' -f2
+}
+
+# kmemleak_scan N [PAUSE]: N kmemleak scans, PAUSE seconds apart (default
+# none); prints how long each took (a scan of a guest takes a while under
+# emulation).
+kmemleak_scan() {
+	local i t
+	for ((i = 1; i <= $1; i++)); do
+		[ "$i" = 1 ] || [ "${2:-0}" = 0 ] || sleep "$2"
+		t=$SECONDS
+		echo scan >/sys/kernel/debug/kmemleak || return 1
+		echo "kmemleak scan $i/$1 took $((SECONDS - t)) s"
 	done
 }
 

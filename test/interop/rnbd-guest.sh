@@ -19,8 +19,7 @@ rxe_up || exit 1
 modprobe -a null_blk brd || exit 1
 
 step "server side: our rtrs-server (always_invalidate=$inval) + upstream rnbd-server"
-load_deps "$ours/rtrs-server.ko" || exit 1
-insmod "$ours/rtrs-server.ko" always_invalidate="$inval" || exit 1
+insmod_deps "$ours/rtrs-server.ko" always_invalidate="$inval" || exit 1
 modinfo -F depends "$peers/rnbd-against/rnbd-server.ko"
 insmod "$peers/rnbd-against/rnbd-server.ko" || exit 1
 step "client side: upstream rtrs-core, rtrs-client, rnbd-client"

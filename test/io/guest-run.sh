@@ -25,6 +25,8 @@ pathname=ip:$cli@ip:$srv
 # chunk minus a 4096-byte header area (PAGE_SIZE on x86).
 chunk=131072
 max_io=$((chunk - 4096))
+# servers_up (lib.sh) loads rtrs-server with these before its own arguments.
+server_params=(always_invalidate="$inval" max_chunk_size=$chunk)
 # The client holds its session while we look at it, then we end the hold
 # with SIGTERM (a clean disconnect, exit 0). The hold time is only a bound:
 # under TCG on a busy host a few seconds are not always enough to look.
@@ -42,16 +44,6 @@ show_client() {  # show_client LOGBASE: the client's output, for a failure
 	echo "--- client stdout:"; cat "$1.out"
 	echo "--- client stderr:"; tail -n 40 "$1.err"
 	echo "---"
-}
-
-servers_up() {  # servers_up [rtrs-server params...]
-	load_deps "$moddir/rtrs-server.ko" &&
-		insmod "$moddir/rtrs-server.ko" always_invalidate="$inval" max_chunk_size=$chunk "$@" &&
-		insmod "$moddir/rtrs-null.ko"
-}
-
-servers_down() {
-	rmmod rtrs_null && rmmod rtrs_server
 }
 
 # The path line the client prints: kMsgNewRkey (0x2) is the server's

@@ -53,9 +53,7 @@ step "soft-RoCE; rtrs-server and rtrs-null; tracefs and debugfs"
 rxe_up || { echo "FAIL: rxe setup"; exit 1; }
 # Every response signaled: the transport histogram counts each one (by
 # default it samples one in 512; the host tests check the sampling).
-load_deps "$moddir/rtrs-server.ko" && insmod "$moddir/rtrs-server.ko" signal_interval=1 &&
-	insmod "$moddir/rtrs-null.ko" ||
-	{ echo "FAIL: cannot load the modules"; exit 1; }
+servers_up signal_interval=1 || { echo "FAIL: cannot load the modules"; exit 1; }
 [ -d $tr/events ] || mount -t tracefs tracefs $tr
 check "tracefs has events/rtrs_server" test -d $tr/events/rtrs_server
 for e in sess_up sess_down path_up path_down conn_refused io_error hb_miss; do
@@ -282,7 +280,7 @@ else
 fi
 
 step "unload"
-for m in rtrs_null rtrs_server; do [ -d /sys/module/$m ] && rmmod $m; done
+servers_down
 check "our class is gone" test ! -e $class
 check "our debugfs folder is gone" test ! -e $dbg
 finish
