@@ -57,9 +57,6 @@ pid_ends() {
 }
 mem_kb() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
-gids_back() {
-	wait_gids rxe1:0000:0000:0000:0000:0000:ffff:0a4e:0002 rxe0:0000:0000:0000:0000:0000:ffff:0a4d:0002
-}
 
 # --- row 24: I/O before CONNECTED, after DISCONNECTED ----------------------------
 if want 24; then

@@ -90,12 +90,9 @@ step "map /dev/ram0 with rnbd-client over two paths, $p1 (rxe0) and $p2 (rxe1)"
 [ -z "$(ls /sys/block | grep '^rnbd')" ] || die "an rnbd device exists before the map"
 run "echo 'sessname=$sess path=$p1 path=$p2 device_path=/dev/ram0' > $ctl/map_device" ||
 	die "map_device refused the map"
-for _ in $(seq 50); do
-	dev=$(ls /sys/block | grep '^rnbd' | head -n 1)
-	[ -n "$dev" ] && break
-	sleep 0.2
-done
-[ -n "$dev" ] || die "no /dev/rnbd* after the map"
+# rnbd_dev: the first rnbd device, in dev; false while there is none.
+rnbd_dev() { dev=$(ls /sys/block | grep '^rnbd' | head -n 1); [ -n "$dev" ]; }
+wait_for 10 rnbd_dev || die "no /dev/rnbd* after the map"
 dev=/dev/$dev
 wait_exists "$class/$sess/paths/$p1" 30 || die "path $p1 not in $class/$sess"
 wait_exists "$class/$sess/paths/$p2" 30 || die "path $p2 not in $class/$sess"

@@ -221,6 +221,10 @@ wait_log() { wait_for "$3" log_has "$1" "$2"; }
 # log_has STRING COUNT: the kernel log has COUNT lines with STRING now.
 log_has() { [ "$(log_count "$1")" -ge "$2" ]; }
 
+# paths_up_or_end FILE N PID: FILE (rtrs-client's output: a " up: " line
+# for each path up) says N paths are up, or PID has ended.
+paths_up_or_end() { [ "$(grep -c ' up: ' "$1")" -ge "$2" ] || pid_ended "$3"; }
+
 # wait_pid PID SECONDS: true once PID has ended (it is then reaped by the
 # caller's wait); false if it still runs.
 wait_pid() { wait_for "$2" pid_ended "$1"; }
@@ -263,6 +267,12 @@ gids_there() {
 	done
 }
 
+# gids_back: rxe0 and rxe1 have their IPv4 GIDs (10.77.0.2, 10.78.0.2)
+# again, after a device was added back; false after 10 s.
+gids_back() {
+	wait_gids rxe1:0000:0000:0000:0000:0000:ffff:0a4e:0002 rxe0:0000:0000:0000:0000:0000:ffff:0a4d:0002
+}
+
 # rxe_counters DEV: name=value of the device's hw counters (retransmissions,
 # retry and RNR counts, ...), on one line; they tell a run that met
 # soft-RoCE's retransmission trouble.
@@ -272,6 +282,29 @@ rxe_counters() {
 		[ -e "$f" ] && printf '%s=%s ' "${f##*/}" "$(cat "$f")"
 	done
 	echo
+}
+
+# --- upstream rnbd-client ------------------------------------------------------
+# map SESSION DEVICE [PATHS...]: maps DEVICE (the server's) with rnbd-client
+# over PATHS ("path=ip:SRC@ip:DST" words; default the one path over rxe0);
+# prints the new /dev/rnbdN once it is there; false if the map is refused
+# or no new device comes within 10 s.
+map() {
+	local sess=$1 dev=$2 before
+	shift 2
+	[ $# -gt 0 ] || set -- path=ip:10.77.0.2@ip:10.77.0.1
+	before=$(rnbd_devices)
+	echo "sessname=$sess $* device_path=$dev" >/sys/devices/virtual/rnbd-client/ctl/map_device || return 1
+	wait_for 10 new_rnbd "$before"
+}
+# rnbd_devices: the rnbd block devices there are, sorted.
+rnbd_devices() { ls /sys/block | grep rnbd | sort; }
+# new_rnbd BEFORE: prints /dev/NAME of the devices not in BEFORE (a list
+# from rnbd_devices); false when there is none.
+new_rnbd() {
+	local new
+	new=$(comm -13 <(echo "$1") <(rnbd_devices))
+	[ -n "$new" ] && echo "/dev/$new"
 }
 
 if [ -n "$lib_missing" ]; then

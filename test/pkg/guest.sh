@@ -214,11 +214,8 @@ echo "== a two-path session"
 "$client" connect --session $session --server 10.77.0.1 --src 10.77.0.2 \
 	--server 10.78.0.1 --src 10.78.0.2 --hold 1800 >$log/client.out 2>$log/client.err &
 cpid=$!
-for ((i = 0; i < 600; i++)); do
-	[ "$(grep -c ' up: ' $log/client.out)" -ge 2 ] && break
-	kill -0 $cpid 2>/dev/null || break
-	sleep 0.1
-done
+# Until both paths are up, or the client has ended.
+wait_for 60 paths_up_or_end $log/client.out 2 $cpid
 cat $log/client.out
 if ! [ "$(grep -c ' up: ' $log/client.out)" -ge 2 ]; then
 	cat $log/client.err
@@ -294,10 +291,7 @@ kill -CONT $cpid
 
 echo "== stopping the client"
 kill -TERM $cpid 2>/dev/null
-for ((i = 0; i < 300; i++)); do
-	kill -0 $cpid 2>/dev/null || break
-	sleep 0.1
-done
+wait_pid $cpid 30
 if kill -0 $cpid 2>/dev/null; then
 	fail "the client exits on SIGTERM"
 	kill -KILL $cpid

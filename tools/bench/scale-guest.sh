@@ -56,16 +56,15 @@ map_all() {
 	return $rc
 }
 
+# all_unmapped: the server holds no session, and no rnbd device is left.
+all_unmapped() { [ "$(sessions_up)" -eq 0 ] && ! ls /dev/rnbd* >/dev/null 2>&1; }
 # unmap_all: every rnbd device, then until the server holds no session.
 unmap_all() {
 	local d
 	for d in /sys/block/rnbd*/rnbd/unmap_device; do
 		[ -e "$d" ] && echo normal >"$d"
 	done
-	for ((d = 0; d < 600; d++)); do
-		[ "$(sessions_up)" -eq 0 ] && ! ls /dev/rnbd* >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
+	wait_for 60 all_unmapped && return 0
 	echo "[scale] left after unmapping: $(sessions_up) session(s), devices: $(echo /dev/rnbd*)"
 	return 1
 }

@@ -60,12 +60,9 @@ session_check() {
 	shift 2
 	"$client" connect --session "$name" --hold 6 --quiet "$@" >/tmp/$name.out 2>&1 &
 	p=$!
-	# Until every path is up (the client prints one line per path).
-	for ((i = 0; i < 300; i++)); do
-		[ "$(grep -c ' up: ' /tmp/$name.out)" -ge "$(echo $dirs | wc -w)" ] && break
-		kill -0 $p 2>/dev/null || break
-		sleep 0.1
-	done
+	# Until every path is up (the client prints one line per path), or the
+	# client has ended.
+	wait_for 30 paths_up_or_end "/tmp/$name.out" "$(echo $dirs | wc -w)" "$p"
 	for d in $dirs; do
 		if [ -d "$class/$name/paths/$d" ]; then ok "$name: $class/$name/paths/$d exists"
 		else bad "$name: no $class/$name/paths/$d (have: $(ls $class/$name/paths 2>&1))"; fi
