@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Runs several test suites in one guest boot, one after the other, each
-# reported on its own (tools/vm/run-suites starts this in the guest;
+# reported on its own (tools/vm/boot-suites starts this in the guest;
 # tools/vm/suite-result reads what it leaves). One boot instead of one per
 # suite saves the boot, the module loads and, on the debug kernel, the
 # kmemleak scans.
 #
-# Usage (inside the guest): run-suites.sh SUITES_FILE RESULTS_DIR
+# Usage (inside the guest): suites-in-guest.sh SUITES_FILE RESULTS_DIR
 #   SUITES_FILE  one suite a line: NAME TIMEOUT_SECONDS COMMAND [ARGS...]
 #                (words separated by blanks; '#' lines are comments)
 #   RESULTS_DIR  gets NAME/log (the suite's output), NAME/status (its exit
