@@ -8,6 +8,8 @@
 # modinfo, modprobe and insmod), map's new-device logic; and that
 # test/fault/lib.sh, which sources it, can be sourced here without a word.
 # (ctest: unit.guest.lib)
+# The scripts are in single quotes: they expand in the shell that runs them.
+# shellcheck disable=SC2016
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 lib=$here/lib.sh

@@ -8,10 +8,10 @@
 lib_dir=${BASH_SOURCE[0]%/*}
 [ "$lib_dir" != "${BASH_SOURCE[0]}" ] || lib_dir=.
 # What a kernel problem is: the one rule of tools/vm/kernel-issues.sh.
-# shellcheck source=../../tools/vm/kernel-issues.sh
 # (Without it, everything else is still defined here; the sourcing
 # returns 2 at the end of this file.)
 lib_missing=
+# shellcheck source=tools/vm/kernel-issues.sh
 . "$lib_dir/../../tools/vm/kernel-issues.sh" || lib_missing=tools/vm/kernel-issues.sh
 
 passed=0
@@ -189,6 +189,7 @@ held_zero() {
 	local f=/sys/kernel/debug/rtrs-server/held
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	[ -r "$f" ] || { echo "no $f"; return 1; }
+	# shellcheck disable=SC2016 # awk's own $2
 	wait_for "$1" awk '$2 != 0 { bad = 1 } END { exit bad }' "$f" && return 0
 	echo "rtrs-server still holds: $(tr '\n' ' ' <"$f")"
 	return 1
@@ -298,7 +299,12 @@ map() {
 	wait_for 10 new_rnbd "$before"
 }
 # rnbd_devices: the rnbd block devices there are, sorted.
-rnbd_devices() { ls /sys/block | grep rnbd | sort; }
+rnbd_devices() {
+	local d
+	for d in /sys/block/*rnbd*; do
+		[ -e "$d" ] && echo "${d##*/}"
+	done | sort
+}
 # new_rnbd BEFORE: prints /dev/NAME of the devices not in BEFORE (a list
 # from rnbd_devices); false when there is none.
 new_rnbd() {

@@ -34,6 +34,7 @@ mkdir -p "$results" || exit 2
 
 # our_modules (the rtrs* and rnbd* modules still loaded, users first) and
 # wait_for.
+# shellcheck source=test/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || exit 2
 
 say() { echo "[suites] $*"; }

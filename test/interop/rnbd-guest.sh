@@ -106,8 +106,7 @@ check "read back over the surviving path equals the pattern" \
 # waits for that); here it is told to retry now, through its own sysfs.
 clt_path=/sys/class/rtrs-client/mp/paths/$p1
 reconnect_now() {
-	local i
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		echo 1 > "$clt_path/reconnect" 2>/dev/null && return 0
 		sleep 1
 	done

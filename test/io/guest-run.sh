@@ -9,6 +9,7 @@
 # working), with one log line of the server's saying why.
 # Usage: guest-run.sh MODULE_DIR CLIENT_BINARY [always_invalidate=Y|N]
 set -uo pipefail
+# shellcheck disable=SC2034 # moddir: lib.sh's servers_up reads it
 moddir=$1 client=$2 inval=${3:-Y}
 here=$(cd "$(dirname "$0")" && pwd)
 # (lib.sh: log_count, and problem_count by tools/vm/kernel-issues.sh's rule,
@@ -26,7 +27,8 @@ pathname=ip:$cli@ip:$srv
 chunk=131072
 max_io=$((chunk - 4096))
 # servers_up (lib.sh) loads rtrs-server with these before its own arguments.
-server_params=(always_invalidate="$inval" max_chunk_size=$chunk)
+# shellcheck disable=SC2034 # (read by lib.sh's servers_up, as moddir is)
+server_params=(always_invalidate="$inval" "max_chunk_size=$chunk")
 # The client holds its session while we look at it, then we end the hold
 # with SIGTERM (a clean disconnect, exit 0). The hold time is only a bound:
 # under TCG on a busy host a few seconds are not always enough to look.

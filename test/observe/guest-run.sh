@@ -12,6 +12,7 @@
 # percentiles and not the transport's.
 # Usage: guest-run.sh MODULE_DIR CLIENT_BINARY RTRS_SRV_BINARY [PEERS_DIR]
 set -uo pipefail
+# shellcheck disable=SC2034 # moddir: lib.sh's servers_up reads it
 moddir=$1 client=$2 cli=$3 peers=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../guest/lib.sh"

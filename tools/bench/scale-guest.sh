@@ -57,6 +57,7 @@ map_all() {
 }
 
 # all_unmapped: the server holds no session, and no rnbd device is left.
+# shellcheck disable=SC2317 # run by wait_for
 all_unmapped() { [ "$(sessions_up)" -eq 0 ] && ! ls /dev/rnbd* >/dev/null 2>&1; }
 # unmap_all: every rnbd device, then until the server holds no session.
 unmap_all() {

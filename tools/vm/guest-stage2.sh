@@ -187,6 +187,7 @@ cd / || true
 kmemleak_ok=1
 if [ "$kmemleak" = 1 ]; then
 	lib=${BASH_SOURCE[0]%/*}/../../test/guest/lib.sh
+	# shellcheck source=test/guest/lib.sh
 	if ! . "$lib"; then
 		kmemleak_ok=0
 		say "kmemleak: cannot read $lib"
