@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Prints the step times of a test run as a table: every ctest test that took
 a second or more (from ctest's JUnit file), and under each guest boot the
-suites it ran (from tools/vm/run-suites' results), then the totals; then,
+suites it ran (from tools/vm/boot-suites' results), then the totals; then,
 for the tests that failed, the last lines each printed, so that the end of
 a long log (all a CI report may keep of it) says what went wrong.
 

@@ -15,9 +15,7 @@ rxe_up
 rdma link show
 
 echo "== loading rtrs-server and rtrs-null from $moddir"
-load_deps "$moddir/rtrs-server.ko"
-insmod "$moddir/rtrs-server.ko"
-insmod "$moddir/rtrs-null.ko"
+servers_up
 
 export RTRS_CLIENT=$client
 status=0

@@ -14,7 +14,7 @@
 #                          BUILD_DIR/debug/kunit
 #   boot --suites FILE --out DIR
 #                          boot the debug kernel once and run the suites of
-#                          FILE (tools/vm/run-suites): what ctest's debug.boot
+#                          FILE (tools/vm/boot-suites): what ctest's debug.boot
 #                          does
 # By hand, one suite a boot:
 #   peers                  build the upstream peers against it (rnbd-server
@@ -70,7 +70,7 @@ peers)
 kunit-module)
 	exec "$top/test/kunit/build.sh" "$RTRS_DEBUG_KERNEL_BUILD" "$build/debug/kunit" ;;
 boot)
-	exec "$top/tools/vm/run-suites" --kernel "$RTRS_DEBUG_KERNEL_BZIMAGE" \
+	exec "$top/tools/vm/boot-suites" --kernel "$RTRS_DEBUG_KERNEL_BZIMAGE" \
 		--modules-root "$RTRS_DEBUG_KERNEL_MODROOT" --kver "$kver" \
 		--kmemleak --mem 1024 "$@" ;;
 smoke)

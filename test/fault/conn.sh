@@ -204,18 +204,11 @@ wait $ra
 rcA=$?
 wait $rb
 rcB=$?
-# kts STRING: the kernel timestamp of the last log line with STRING.
-kts() { dmesg | grep -F -- "$1" | tail -n 1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'; }
-# since MARK LINE: seconds from MARK's line to LINE's, or "never".
-since() {
-	local a b
-	a=$(kts "$1") b=$(kts "$2")
-	[ -n "$a" ] && [ -n "$b" ] && elapsed "$a" "$b" || echo never
-}
-reapA=$(since "rtrs-fault: zombie-a holds" "(unnamed): closing path $p1 (stalled handshake)")
-reapB=$(since "rtrs-fault: zombie-b holds" "(unnamed): closing path $p2 (stalled handshake)")
-secsA=$(since "rtrs-fault: zombie-a holds" "zombie-a: path $p1 is up")
-secsB=$(since "rtrs-fault: zombie-b holds" "zombie-b: path $p2 is up")
+# (log_since MARK LINE: seconds from MARK's line to LINE's, or "never")
+reapA=$(log_since "rtrs-fault: zombie-a holds" "(unnamed): closing path $p1 (stalled handshake)")
+reapB=$(log_since "rtrs-fault: zombie-b holds" "(unnamed): closing path $p2 (stalled handshake)")
+secsA=$(log_since "rtrs-fault: zombie-a holds" "zombie-a: path $p1 is up")
+secsB=$(log_since "rtrs-fault: zombie-b holds" "zombie-b: path $p2 is up")
 note "A: the server closed the zombie after $reapA s; the real client's path up after $secsA s ($(grep -h '^accepted at' $work/ra.out))"
 note "B: the server closed the zombie after $reapB s; the real client's path up after $secsB s ($(grep -h '^accepted at' $work/rb.out))"
 note "(kernel timestamps, from the moment the zombie held its connections)"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Counts the path teardowns of the whole boot so far (FAILURES.md row 9: the
 # debug boot must reach MIN of them, under KASAN, lockdep and kmemleak),
-# from the kernel log the suite runner keeps (test/guest/run-suites.sh:
+# from the kernel log the suite runner keeps (test/guest/suites-in-guest.sh:
 # RESULTS_DIR/kmsg.log): every "path ... closed (REASON)" line of
 # rtrs-server, split by the always_invalidate of the load it happened under
 # and by reason.

@@ -55,6 +55,12 @@ settled_mem_mib() {
 				a / 1024, pcp / 1024, t / 1024, s / 1024 > "/dev/stderr" }' /proc/meminfo /proc/zoneinfo
 }
 
+# under_way SESS: SESS's path has counted 50 reads or more (its stats/rdma
+# are left in st).
+under_way() {
+	st=$(stats "$1")
+	[ -n "$st" ] && [ "${st%% *}" -ge 50 ]
+}
 # cut INVAL HOW: a read/write mix at queue depth 32 over one path; once it
 # runs, the path is cut (HOW: disconnect through sysfs, or kill: SIGKILL
 # of the client).
@@ -67,12 +73,7 @@ cut() {
 	pid=$!
 	# Under way: some requests counted.
 	st=
-	for ((i = 0; i < 600; i++)); do
-		st=$(stats $sess)
-		[ -n "$st" ] && [ "${st%% *}" -ge 50 ] && break
-		sleep 0.1
-	done
-	if ! [ -n "$st" ] || ! [ "${st%% *}" -ge 50 ]; then
+	if ! wait_for 60 under_way "$sess"; then
 		fail "$how/$inval: the I/O did not get going (stats '$st')"
 		kill -KILL $pid 2>/dev/null
 		wait $pid 2>/dev/null

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers of the fault suites (sourced; runs in the QEMU guest).
-# test/guest/lib.sh gives check/pass/fail/finish, load_deps, wait_gone, wait_line,
-# wait_exists and rxe_up.
+# test/guest/lib.sh gives check/pass/fail/finish, step and note, the clock
+# (now, elapsed, le), the kernel log's counts (log_count, problem_count,
+# log_since), load_deps, servers_up and servers_down, the waits (wait_for and those on it: wait_gone,
+# wait_line, wait_exists, wait_pid, wait_log, ...) and rxe_up.
 
 fault_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$fault_here/../guest/lib.sh"
+. "$fault_here/../guest/lib.sh" || exit 2
 
 # The client is built with ASan: its leak check at exit costs seconds per
 # run under emulation (4 s on the debug kernel), and the client's own
@@ -17,46 +19,8 @@ p1=ip:$cli@ip:$srv p2=ip:$cli2@ip:$srv2
 # RTRS_FAULT_LONG=1: the long soaks (tools/fault/load-figures.sh).
 long=${RTRS_FAULT_LONG:-0}
 
-suite_t0=$SECONDS
-step() { echo "== [+$((SECONDS - suite_t0)) s] $*"; }
-note() { echo "   $*"; }
-
-# Seconds since boot, with two decimals (CLOCK_BOOTTIME).
-now() { local u _; read -r u _ </proc/uptime; echo "$u"; }
-# elapsed T0 [T1]: seconds from T0 to T1 (default now), two decimals.
-elapsed() { awk -v a="$1" -v b="${2:-$(now)}" 'BEGIN { printf "%.2f", b - a }'; }
-# le A B: A <= B for decimal numbers.
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
-
-# wait_pid PID SECONDS: true once PID has ended (it is then reaped by the
-# caller's wait); false if it still runs.
-wait_pid() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# Kernel log lines containing a fixed string (the whole log: compare
-# before and after).
-log_count() { dmesg | grep -cF -- "$1"; }
-# Kernel problems: the one rule of tools/vm/kernel-issues.sh (the guest sees
-# this checkout at the same path), counted over the whole log.
-. "$fault_here/../../tools/vm/kernel-issues.sh" || { echo "cannot read tools/vm/kernel-issues.sh" >&2; exit 2; }
+# The kernel problem lines (tools/vm/kernel-issues.sh, which lib.sh reads).
 problem_re=$rtrs_issue_re
-problem_count() { dmesg | rtrs_issue_count; }
-# wait_log STRING COUNT SECONDS: true once the kernel log has COUNT lines
-# with STRING.
-wait_log() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		[ "$(log_count "$1")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 # no_new_problems SINCE WHAT: a check that no problem line appeared since
 # the count SINCE.
 no_new_problems() {
@@ -69,30 +33,10 @@ no_new_problems() {
 class_sessions() { ls -A "$class" 2>/dev/null; }
 class_empty() { [ -z "$(class_sessions)" ]; }
 # wait_class_empty SECONDS
-wait_class_empty() {
-	local i
-	for ((i = 0; i < $1 * 10; i++)); do
-		class_empty && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_class_empty() { wait_for "$1" class_empty; }
 
 new_uuid() { cat /proc/sys/kernel/random/uuid; }
 
-# servers_up [rtrs-server params...]: our server with rtrs-null on port 1234.
-servers_up() {
-	load_deps "$moddir/rtrs-server.ko" &&
-		insmod "$moddir/rtrs-server.ko" "$@" &&
-		insmod "$moddir/rtrs-null.ko"
-}
-servers_down() {
-	local m
-	for m in rtrs_null rtrs_server; do
-		[ -d /sys/module/$m ] || continue
-		rmmod $m || return 1
-	done
-}
 # reload [params...]: servers down and up again with these parameters.
 reload() {
 	servers_down && servers_up "$@"

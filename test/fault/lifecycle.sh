@@ -44,31 +44,20 @@ step "soft-RoCE; rtrs-server and rtrs-null"
 rxe_up || { echo "FAIL: rxe setup"; exit 1; }
 servers_up || { echo "FAIL: cannot load the modules"; exit 1; }
 
-# kts STRING [SINCE_MARK]: the kernel timestamp of the last log line with STRING.
-kts() { dmesg | grep -F -- "$1" | tail -n 1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'; }
-since() {
-	local a b
-	a=$(kts "$1") b=$(kts "$2")
-	[ -n "$a" ] && [ -n "$b" ] && elapsed "$a" "$b" || echo never
-}
 # Waits bounded by the clock, not by loop turns (lib.sh's wait_pid counts
 # turns of 0.1 s; on a busy emulated guest each turn takes much longer:
-# 600 turns took 218 s here). uptime_s: whole seconds since boot.
-uptime_s() { local u _; read -r u _ </proc/uptime; echo "${u%.*}"; }
+# 600 turns took 218 s here): deadlines in bash's SECONDS.
 # pid_ends PID SECONDS: true once PID has ended; false after SECONDS.
 pid_ends() {
-	local end=$(($(uptime_s) + $2))
+	local end=$((SECONDS + $2))
 	while kill -0 "$1" 2>/dev/null; do
-		[ "$(uptime_s)" -ge "$end" ] && return 1
+		[ "$SECONDS" -ge "$end" ] && return 1
 		sleep 0.2
 	done
 	return 0
 }
 mem_kb() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
-gids_back() {
-	wait_gids rxe1:0000:0000:0000:0000:0000:ffff:0a4e:0002 rxe0:0000:0000:0000:0000:0000:ffff:0a4d:0002
-}
 
 # --- row 24: I/O before CONNECTED, after DISCONNECTED ----------------------------
 if want 24; then
@@ -138,8 +127,8 @@ if want 27; then
 	worst=0 killed= tf=$(now)
 	# At most 120 s of connecting; stopped once past the budget (a server
 	# that lets a peer take the guest's memory would OOM it otherwise).
-	end=$(($(uptime_s) + 120))
-	while [ "$(uptime_s)" -lt "$end" ]; do
+	end=$((SECONDS + 120))
+	while [ "$SECONDS" -lt "$end" ]; do
 		kill -0 $fl 2>/dev/null || break
 		grep -q "connecting: .* no info request" $work/flood.out && break
 		used=$(((m0 - $(mem_kb) - $(rss_kb $fl)) / 1024))
@@ -172,8 +161,8 @@ if want 27; then
 	grep -h "rejected" $work/flood.out | tail -n 1 | sed 's/^/   client: /'
 	# Everything the path held is given back once the client is gone
 	# (measured as at the start: the page cache dropped).
-	end=$(($(uptime_s) + 60))
-	while [ "$(uptime_s)" -lt "$end" ]; do
+	end=$((SECONDS + 60))
+	while [ "$SECONDS" -lt "$end" ]; do
 		sync
 		echo 1 >/proc/sys/vm/drop_caches
 		[ "$(((m0 - $(mem_kb)) / 1024))" -le 32 ] && break
@@ -193,7 +182,7 @@ if want 27; then
 		# A correct server closes it within 35 s of the first connection;
 		# ours closes 25 s after the last: watched for 60 s.
 		pid_ends $tr 60
-		secs=$(since "rtrs-fault: the trickle's first" "(unnamed): closing path $p2 (")
+		secs=$(log_since "rtrs-fault: the trickle's first" "(unnamed): closing path $p2 (")
 		made=$(sed -n 's/.*(\([0-9]*\) made)$/\1/p' $work/trickle.out | tail -n 1)
 		note "the server closed the trickle $secs s after its first connection ($made of 16 connections made in $(elapsed "$t0") s)"
 		dmesg | grep -F "(unnamed): closing path $p2 (" | tail -n 1 | sed 's/^/   /'

@@ -39,7 +39,6 @@ moddir=$1 peers=$2 client=$3 cycles=${4:-20}
 max_allowed=2
 work=/tmp/fault-rnbd
 mkdir -p $work
-ctl=/sys/devices/virtual/rnbd-client/ctl
 cclass=/sys/class/rtrs-client
 problems0=$(problem_count)
 
@@ -55,25 +54,11 @@ slowdev=/dev/$(dmsetup info -c --noheadings -o blkdevname slow)
 [ -b "$slowdev" ] || { echo "FAIL: no block device for dm-delay ($slowdev)"; exit 1; }
 
 step "our rtrs-server + upstream rnbd-server (port 1234), rtrs-null (port 1235); upstream client modules"
-load_deps "$moddir/rtrs-server.ko" && insmod "$moddir/rtrs-server.ko" &&
+insmod_deps "$moddir/rtrs-server.ko" &&
 	insmod "$peers/rnbd-against/rnbd-server.ko" && insmod "$moddir/rtrs-null.ko" port=1235 &&
 	insmod "$peers/src/rtrs/rtrs-core.ko" && insmod "$peers/src/rtrs/rtrs-client.ko" &&
 	insmod "$peers/src/rnbd/rnbd-client.ko" || { echo "FAIL: cannot load the modules"; exit 1; }
 
-# map SESSION DEVICE PATHS...: prints the new /dev/rnbdN.
-map() {
-	local sess=$1 dev=$2 before after new i
-	shift 2
-	before=$(ls /sys/block | grep rnbd | sort)
-	echo "sessname=$sess $* device_path=$dev" >$ctl/map_device || return 1
-	for ((i = 0; i < 100; i++)); do
-		after=$(ls /sys/block | grep rnbd | sort)
-		new=$(comm -13 <(echo "$before") <(echo "$after"))
-		[ -n "$new" ] && { echo "/dev/$new"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
 unmap() { echo normal >"/sys/block/${1#/dev/}/rnbd/unmap_device"; }
 # reconnect SESSION PATH: asks the client to reconnect that path now
 # (instead of after its 30 s delay), until our server has it again.
@@ -90,6 +75,11 @@ reconnect() {
 }
 inflight() { local s; s=$(cat "$class/$1/paths/$2/stats/rdma" 2>/dev/null) && echo "${s##* }"; }
 writes() { local s; s=$(cat "$class/$1/paths/$2/stats/rdma" 2>/dev/null) && set -- $s && echo "$3"; }
+# held_on SESSION PATH N: N requests or more in flight on PATH (the count
+# left in held).
+held_on() { held=$(inflight "$1" "$2"); [ "${held:-0}" -ge "$3" ]; }
+# writes_over SESSION PATH N: PATH has counted N writes or more.
+writes_over() { [ "$(writes "$1" "$2")" -ge "$3" ] 2>/dev/null; }
 # fio_verify NAME DEV SIZE [fio options...]: writes SIZE with a checksum in
 # every block, then reads it all back and checks it.
 fio_verify() {
@@ -100,10 +90,6 @@ fio_verify() {
 		--output="$work/$name.fio" "$@" >/dev/null 2>"$work/$name.err"
 }
 
-# gids_back: rxe0 and rxe1 have their IPv4 GIDs (10.77.0.2, 10.78.0.2) again.
-gids_back() {
-	wait_gids rxe1:0000:0000:0000:0000:0000:ffff:0a4e:0002 rxe0:0000:0000:0000:0000:0000:ffff:0a4d:0002
-}
 # rt_hog / rt_hog_stop: a SCHED_FIFO busy loop on CPU 1 (RT throttling
 # leaves the others 5 % of it).
 rt_hog_pid=
@@ -162,11 +148,7 @@ check "the map's second path ($p2) is up" wait_exists "$class/slow/paths/$p2" 20
 fio_verify row12 "$dev" 8M &
 fpid=$!
 held=0
-for ((i = 0; i < 100; i++)); do
-	held=$(inflight slow "$p1")
-	[ "${held:-0}" -ge 2 ] && break
-	sleep 0.1
-done
+wait_for 10 held_on slow "$p1" 2
 check "requests held by dm-delay on $p1 ($held in flight)" test "${held:-0}" -ge 2
 closed0=$(log_count "slow: path $p1 closed (")
 t0=$(now)
@@ -294,10 +276,7 @@ check "map of /dev/ram1 over two paths ($dev)" test -b "$dev"
 check "the map's second path ($p2) is up" wait_exists "$class/gone/paths/$p2" 20
 fio_verify row14 "$dev" 48M --iodepth=8 &
 fpid=$!
-for ((i = 0; i < 300; i++)); do
-	[ "$(writes gone "$p2")" -ge 20 ] 2>/dev/null && break
-	sleep 0.1
-done
+wait_for 30 writes_over gone "$p2" 20
 w=$(writes gone "$p2")
 check "writes went over the rxe1 path before the cut ($w)" test "${w:-0}" -ge 20
 t0=$(now)

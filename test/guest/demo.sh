@@ -31,12 +31,9 @@ p2=ip:10.78.0.2@ip:10.78.0.1    # over rxe1
 work=/run/demo                  # a fresh tmpfs in the guest
 dev=
 
-step() { echo; echo "== $*"; }
 die() { echo "DEMO FAILED: $*"; exit 1; }
 # Prints and runs a shell command line (the sysfs writes the demo is about).
 run() { echo "\$ $*"; sh -c "$*"; }
-now() { echo "${EPOCHREALTIME/[.,]/}"; }               # microseconds
-since() { local t=$(( $(now) - $1 )); printf '%d.%d s' $((t / 1000000)) $((t / 100000 % 10)); }
 
 # On any failure: unmap and unload what is there, so that the run ends
 # without our modules loaded whatever happened.
@@ -93,12 +90,9 @@ step "map /dev/ram0 with rnbd-client over two paths, $p1 (rxe0) and $p2 (rxe1)"
 [ -z "$(ls /sys/block | grep '^rnbd')" ] || die "an rnbd device exists before the map"
 run "echo 'sessname=$sess path=$p1 path=$p2 device_path=/dev/ram0' > $ctl/map_device" ||
 	die "map_device refused the map"
-for _ in $(seq 50); do
-	dev=$(ls /sys/block | grep '^rnbd' | head -n 1)
-	[ -n "$dev" ] && break
-	sleep 0.2
-done
-[ -n "$dev" ] || die "no /dev/rnbd* after the map"
+# rnbd_dev: the first rnbd device, in dev; false while there is none.
+rnbd_dev() { dev=$(ls /sys/block | grep '^rnbd' | head -n 1); [ -n "$dev" ]; }
+wait_for 10 rnbd_dev || die "no /dev/rnbd* after the map"
 dev=/dev/$dev
 wait_exists "$class/$sess/paths/$p1" 30 || die "path $p1 not in $class/$sess"
 wait_exists "$class/$sess/paths/$p2" 30 || die "path $p2 not in $class/$sess"
@@ -126,7 +120,7 @@ read -r _ _ wc2_before _ _ < "$class/$sess/paths/$p2/stats/rdma"
 t0=$(now)
 run "echo 1 > $class/$sess/paths/$p1/disconnect" || die "the disconnect write failed"
 wait_gone "$class/$sess/paths/$p1" 15 || die "path $p1 still there 15 s after the disconnect"
-echo "path folder $p1 gone after $(since "$t0"); $p2 remains:"
+echo "path folder $p1 gone after $(elapsed "$t0" "" 1) s; $p2 remains:"
 ls "$class/$sess/paths"
 
 step "I/O over the remaining path $p2: $mib MiB of new random data"
@@ -139,7 +133,7 @@ echo "writes counted on $p2: $wc2_before -> $wc2_after"
 
 step "the client brings $p1 back (it retries after its reconnect delay, 30 s in rnbd-client)"
 wait_exists "$class/$sess/paths/$p1" 90 || die "path $p1 did not come back within 90 s"
-echo "path $p1 back, $(since "$t0") after the disconnect"
+echo "path $p1 back, $(elapsed "$t0" "" 1) s after the disconnect"
 out=$(dd if="$dev" of="$work/readback" bs=1M count=$mib iflag=direct 2>&1) || die "read failed: $out"
 cmp "$work/readback" "$work/data2" || die "the data read back after the reconnect differs"
 echo "data verified: $mib MiB (read again with both paths up)"

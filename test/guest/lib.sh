@@ -1,5 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared helpers of the guest test scripts (sourced; runs in the QEMU guest).
+# shellcheck shell=bash
+# The one library of the guest test scripts (sourced; runs in the QEMU
+# guest, which sees this checkout at the same path): each helper the guest
+# suites share is defined here once. test/fault/lib.sh adds the fault
+# suites' own. Defines variables and functions only, and never exits.
+
+lib_dir=${BASH_SOURCE[0]%/*}
+[ "$lib_dir" != "${BASH_SOURCE[0]}" ] || lib_dir=.
+# What a kernel problem is: the one rule of tools/vm/kernel-issues.sh.
+# (Without it, everything else is still defined here; the sourcing
+# returns 2 at the end of this file.)
+lib_missing=
+# shellcheck source=tools/vm/kernel-issues.sh
+. "$lib_dir/../../tools/vm/kernel-issues.sh" || lib_missing=tools/vm/kernel-issues.sh
 
 passed=0
 failed=0
@@ -36,6 +49,40 @@ allow() {
 	echo "allowed: $1 (evidence: $2)"
 }
 
+# step TEXT: the heading of a part of a suite, with the seconds since the
+# suite began (since it sourced this file).
+suite_t0=$SECONDS
+step() { echo "== [+$((SECONDS - suite_t0)) s] $*"; }
+# note TEXT: a detail under a step (a figure, what happened).
+note() { echo "   $*"; }
+
+# The clock: now is the wall clock in seconds, to the microsecond (bash's
+# EPOCHREALTIME: no process started, which is slow under emulation);
+# elapsed tells spans of it. Whole seconds (a step's time, a deadline) are
+# bash's SECONDS.
+now() { local t=$EPOCHREALTIME; echo "${t/,/.}"; }
+# elapsed T0 [T1 [DECIMALS]]: seconds from T0 to T1 (default, or empty:
+# now), with DECIMALS decimals (default 2).
+elapsed() { awk -v a="$1" -v b="${2:-$(now)}" -v d="${3:-2}" 'BEGIN { printf "%." d "f", b - a }'; }
+# le A B: A <= B for decimal numbers.
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+# Kernel log lines containing a fixed string (the whole log: compare
+# before and after).
+log_count() { dmesg | grep -cF -- "$1"; }
+# Kernel problem lines (tools/vm/kernel-issues.sh), counted over the whole
+# log: counted before and after a step, they tell which step caused one.
+problem_count() { dmesg | rtrs_issue_count; }
+# kts STRING: the kernel timestamp of the last log line with STRING.
+kts() { dmesg | grep -F -- "$1" | tail -n 1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'; }
+# log_since MARK LINE: seconds from the last kernel log line with MARK to
+# the last with LINE (the kernel's own timestamps), or "never".
+log_since() {
+	local a b
+	a=$(kts "$1") b=$(kts "$2")
+	[ -n "$a" ] && [ -n "$b" ] && elapsed "$a" "$b" || echo never
+}
+
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
 check() {
 	desc=$1
@@ -55,75 +102,133 @@ finish() {
 	[ "$failed" -eq 0 ]
 }
 
-# Loads the in-kernel modules a .ko of ours depends on (insmod does not).
+# --- modules --------------------------------------------------------------
+# load_deps KO: modprobes the in-kernel modules KO depends on (insmod does
+# not). rtrs-core and rtrs-server are left out: they are never the
+# kernel's own here, but ours or upstream's from the peers' folder, which
+# the caller insmods first (upstream rtrs-server.ko needs rtrs-core.ko,
+# rnbd-server.ko an rtrs-server.ko). Our rtrs-server.ko depends on neither.
 load_deps() {
 	local dep
 	for dep in $(modinfo -F depends "$1" | tr ',' ' '); do
+		case $dep in rtrs[-_]core | rtrs[-_]server) continue ;; esac
 		modprobe "$dep" || { echo "cannot modprobe $dep"; return 1; }
 	done
 }
+# insmod_deps KO [PARAMS...]: load_deps KO, then insmod KO with PARAMS.
+insmod_deps() {
+	load_deps "$1" && insmod "$@"
+}
+
+# servers_up [rtrs-server params...]: our rtrs-server and rtrs-null (port
+# 1234) from $moddir (the suite's MODULE_DIR); rtrs-server gets the
+# suite's server_params (an array, empty unless the suite sets it: the
+# I/O suite's always_invalidate and max_chunk_size), then these.
+server_params=()
+# shellcheck disable=SC2154 # moddir: the suite's
+servers_up() {
+	insmod_deps "$moddir/rtrs-server.ko" "${server_params[@]}" "$@" &&
+		insmod "$moddir/rtrs-null.ko"
+}
+# servers_down: rtrs-null and rtrs-server unloaded, whichever is loaded;
+# false when an rmmod fails.
+servers_down() {
+	local m
+	for m in rtrs_null rtrs_server; do
+		[ -d "/sys/module/$m" ] || continue
+		rmmod "$m" || return 1
+	done
+}
+
+# our_modules: the rtrs* and rnbd* modules still loaded, users first (the
+# order to unload them in).
+our_modules() {
+	local name _size users _rest
+	while read -r name _size users _rest; do
+		case $name in rtrs_* | rnbd_*) echo "$users $name" ;; esac
+	done </proc/modules | sort -n | cut -d' ' -f2
+}
+
+# kmemleak_scan N [PAUSE]: N kmemleak scans, PAUSE seconds apart (default
+# none); prints how long each took (a scan of a guest takes a while under
+# emulation).
+kmemleak_scan() {
+	local i t
+	for ((i = 1; i <= $1; i++)); do
+		[ "$i" = 1 ] || [ "${2:-0}" = 0 ] || sleep "$2"
+		t=$SECONDS
+		echo scan >/sys/kernel/debug/kmemleak || return 1
+		echo "kmemleak scan $i/$1 took $((SECONDS - t)) s"
+	done
+}
+
+# wait_for SECONDS COMMAND [ARGS...]: true once COMMAND succeeds, tried
+# every 0.1 s; false after SECONDS * 10 tries. The bound counts tries, not
+# the clock: on a slow (emulated, debug) guest each try takes longer, and
+# so does the whole wait, as it always has for the suites' waits below.
+wait_for() {
+	local wait_try wait_tries=$(($1 * 10))
+	shift
+	for ((wait_try = 0; wait_try < wait_tries; wait_try++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# has_line FILE REGEX: a line of FILE matches (false, quietly, while FILE
+# does not exist).
+has_line() { grep -Eq -- "$2" "$1" 2>/dev/null; }
+# pid_ended PID: PID no longer runs.
+pid_ended() { ! kill -0 "$1" 2>/dev/null; }
 
 # held_zero SECONDS: true once rtrs-server holds nothing (its debugfs file
 # "held": sessions, paths, connections, MRs, chunk pages all 0); else
 # prints what it still holds. Mounts debugfs if needed.
 held_zero() {
-	local f=/sys/kernel/debug/rtrs-server/held i
+	local f=/sys/kernel/debug/rtrs-server/held
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	[ -r "$f" ] || { echo "no $f"; return 1; }
-	for ((i = 0; i < $1 * 10; i++)); do
-		awk '$2 != 0 { bad = 1 } END { exit bad }' "$f" && return 0
-		sleep 0.1
-	done
+	# shellcheck disable=SC2016 # awk's own $2
+	wait_for "$1" awk '$2 != 0 { bad = 1 } END { exit bad }' "$f" && return 0
 	echo "rtrs-server still holds: $(tr '\n' ' ' <"$f")"
 	return 1
 }
 
 # wait_gone PATH SECONDS: true once PATH no longer exists.
-wait_gone() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -e "$1" ] || return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_gone() { wait_for "$2" test ! -e "$1"; }
+
+# wait_exists PATH SECONDS: true once PATH exists.
+wait_exists() { wait_for "$2" test -e "$1"; }
 
 # wait_line FILE REGEX SECONDS: true once a line of FILE matches.
-wait_line() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_line() { wait_for "$3" has_line "$1" "$2"; }
 
 # wait_line_while FILE REGEX SECONDS PID: true once a line of FILE matches;
 # false when PID ends first (give it a moment to print its last line) or
 # after SECONDS.
 wait_line_while() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		if ! kill -0 "$4" 2>/dev/null; then
-			sleep 0.2
-			grep -Eq -- "$2" "$1" 2>/dev/null
-			return
-		fi
-		sleep 0.1
-	done
-	return 1
+	wait_for "$3" line_or_end "$1" "$2" "$4" || return 1
+	has_line "$1" "$2" && return 0
+	sleep 0.2
+	has_line "$1" "$2"
 }
+# line_or_end FILE REGEX PID: a line of FILE matches, or PID has ended.
+line_or_end() { has_line "$1" "$2" || pid_ended "$3"; }
 
-# wait_exists PATH SECONDS: true once PATH exists.
-wait_exists() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# wait_log STRING COUNT SECONDS: true once the kernel log has COUNT lines
+# with STRING.
+wait_log() { wait_for "$3" log_has "$1" "$2"; }
+# log_has STRING COUNT: the kernel log has COUNT lines with STRING now.
+log_has() { [ "$(log_count "$1")" -ge "$2" ]; }
+
+# paths_up_or_end FILE N PID: FILE (rtrs-client's output: a " up: " line
+# for each path up) says N paths are up, or PID has ended.
+paths_up_or_end() { [ "$(grep -c ' up: ' "$1")" -ge "$2" ] || pid_ended "$3"; }
+
+# wait_pid PID SECONDS: true once PID has ended (it is then reaped by the
+# caller's wait); false if it still runs.
+wait_pid() { wait_for "$2" pid_ended "$1"; }
 
 # rxe_up: the test network. dummy0 carries 10.77.0.1 (server), 10.77.0.2
 # (client), fd00::1 and fd00::2 and backs rxe0; dummy1 carries 10.78.0.1 and
@@ -154,17 +259,19 @@ rxe_up() {
 # wait_gids DEV:GID...: true once port 1 of each rxe device DEV has GID (as
 # sysfs spells it, e.g. 0000:...:ffff:0a4d:0002 for 10.77.0.2) in its table;
 # false after 10 s.
-wait_gids() {
-	local i want missing
-	for ((i = 0; i < 100; i++)); do
-		missing=
-		for want in "$@"; do
-			grep -qs "${want#*:}" /sys/class/infiniband/"${want%%:*}"/ports/1/gids/* || missing=1
-		done
-		[ -z "$missing" ] && return 0
-		sleep 0.1
+wait_gids() { wait_for 10 gids_there "$@"; }
+# gids_there DEV:GID...: each is in its device's table now.
+gids_there() {
+	local want
+	for want in "$@"; do
+		grep -qs "${want#*:}" /sys/class/infiniband/"${want%%:*}"/ports/1/gids/* || return 1
 	done
-	return 1
+}
+
+# gids_back: rxe0 and rxe1 have their IPv4 GIDs (10.77.0.2, 10.78.0.2)
+# again, after a device was added back; false after 10 s.
+gids_back() {
+	wait_gids rxe1:0000:0000:0000:0000:0000:ffff:0a4e:0002 rxe0:0000:0000:0000:0000:0000:ffff:0a4d:0002
 }
 
 # rxe_counters DEV: name=value of the device's hw counters (retransmissions,
@@ -177,3 +284,36 @@ rxe_counters() {
 	done
 	echo
 }
+
+# --- upstream rnbd-client ------------------------------------------------------
+# map SESSION DEVICE [PATHS...]: maps DEVICE (the server's) with rnbd-client
+# over PATHS ("path=ip:SRC@ip:DST" words; default the one path over rxe0);
+# prints the new /dev/rnbdN once it is there; false if the map is refused
+# or no new device comes within 10 s.
+map() {
+	local sess=$1 dev=$2 before
+	shift 2
+	[ $# -gt 0 ] || set -- path=ip:10.77.0.2@ip:10.77.0.1
+	before=$(rnbd_devices)
+	echo "sessname=$sess $* device_path=$dev" >/sys/devices/virtual/rnbd-client/ctl/map_device || return 1
+	wait_for 10 new_rnbd "$before"
+}
+# rnbd_devices: the rnbd block devices there are, sorted.
+rnbd_devices() {
+	local d
+	for d in /sys/block/*rnbd*; do
+		[ -e "$d" ] && echo "${d##*/}"
+	done | sort
+}
+# new_rnbd BEFORE: prints /dev/NAME of the devices not in BEFORE (a list
+# from rnbd_devices); false when there is none.
+new_rnbd() {
+	local new
+	new=$(comm -13 <(echo "$1") <(rnbd_devices))
+	[ -n "$new" ] && echo "/dev/$new"
+}
+
+if [ -n "$lib_missing" ]; then
+	echo "test/guest/lib.sh: cannot read $lib_missing" >&2
+	return 2
+fi

@@ -12,17 +12,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 mib=${RTRS_INTEROP_MIB:-64}
 class=/sys/class/rtrs-server
-ctl=/sys/devices/virtual/rnbd-client/ctl
-
-step() { echo "== $*"; }
 
 step "soft-RoCE: dummy0/rxe0 10.77.0.1 (server) 10.77.0.2 (client), dummy1/rxe1 10.78.0.x"
 rxe_up || exit 1
 modprobe -a null_blk brd || exit 1
 
 step "server side: our rtrs-server (always_invalidate=$inval) + upstream rnbd-server"
-load_deps "$ours/rtrs-server.ko" || exit 1
-insmod "$ours/rtrs-server.ko" always_invalidate="$inval" || exit 1
+insmod_deps "$ours/rtrs-server.ko" always_invalidate="$inval" || exit 1
 modinfo -F depends "$peers/rnbd-against/rnbd-server.ko"
 insmod "$peers/rnbd-against/rnbd-server.ko" || exit 1
 step "client side: upstream rtrs-core, rtrs-client, rnbd-client"
@@ -34,19 +30,6 @@ insmod "$peers/src/rnbd/rnbd-client.ko" || exit 1
 rd_kib=$(( (mib + 8) * 1024 ))
 rmmod brd && modprobe brd rd_nr=2 rd_size=$rd_kib || exit 1
 ls -l /dev/nullb0 /dev/ram0 /dev/ram1
-
-map() {  # map SESSION DEVICE [PATHS] -> prints the new /dev/rnbdN
-	local before after paths=${3:-path=ip:10.77.0.2@ip:10.77.0.1}
-	before=$(ls /sys/block | grep rnbd | sort)
-	echo "sessname=$1 $paths device_path=$2" > $ctl/map_device || return 1
-	for _ in $(seq 50); do
-		after=$(ls /sys/block | grep rnbd | sort)
-		new=$(comm -13 <(echo "$before") <(echo "$after"))
-		[ -n "$new" ] && { echo "/dev/$new"; return 0; }
-		sleep 0.2
-	done
-	return 1
-}
 
 stats() { cat "$class/$1/paths/ip:10.77.0.2@ip:10.77.0.1/stats/rdma"; }
 
@@ -105,15 +88,11 @@ dd if=$pattern of="$mdev" bs=64k count=$((mib * 16)) oflag=direct status=none &
 writer=$!
 # The cut comes once writes flow on the path (not after a fixed time).
 writes_on_p1() {
-	local i wc
-	for ((i = 0; i < 300; i++)); do
-		read -r _ _ wc _ _ < "$class/mp/paths/$p1/stats/rdma"
-		[ "$wc" -ge 16 ] && return 0
-		sleep 0.1
-	done
-	return 1
+	local wc
+	read -r _ _ wc _ _ < "$class/mp/paths/$p1/stats/rdma"
+	[ "$wc" -ge 16 ]
 }
-check "writes flow on $p1 before the cut" writes_on_p1
+check "writes flow on $p1 before the cut" wait_for 30 writes_on_p1
 check "disconnect path $p1 during I/O" sh -c "echo 1 > $class/mp/paths/$p1/disconnect"
 # Checked at once: the client brings a lost path back by itself 30 s later,
 # which on a slow kernel comes before the read-back below is done.
@@ -127,8 +106,7 @@ check "read back over the surviving path equals the pattern" \
 # waits for that); here it is told to retry now, through its own sysfs.
 clt_path=/sys/class/rtrs-client/mp/paths/$p1
 reconnect_now() {
-	local i
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		echo 1 > "$clt_path/reconnect" 2>/dev/null && return 0
 		sleep 1
 	done

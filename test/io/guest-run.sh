@@ -9,10 +9,12 @@
 # working), with one log line of the server's saying why.
 # Usage: guest-run.sh MODULE_DIR CLIENT_BINARY [always_invalidate=Y|N]
 set -uo pipefail
+# shellcheck disable=SC2034 # moddir: lib.sh's servers_up reads it
 moddir=$1 client=$2 inval=${3:-Y}
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../guest/lib.sh"
-. "$here/../../tools/upstream/guest-setup.sh"
+# (lib.sh: log_count, and problem_count by tools/vm/kernel-issues.sh's rule,
+# counted before and after each step to tell which step caused a problem)
+. "$here/../guest/lib.sh" || exit 2
 
 case $inval in Y | N) ;; *) echo "always_invalidate must be Y or N, not '$inval'"; exit 2 ;; esac
 
@@ -24,21 +26,15 @@ pathname=ip:$cli@ip:$srv
 # chunk minus a 4096-byte header area (PAGE_SIZE on x86).
 chunk=131072
 max_io=$((chunk - 4096))
+# servers_up (lib.sh) loads rtrs-server with these before its own arguments.
+# shellcheck disable=SC2034 # (read by lib.sh's servers_up, as moddir is)
+server_params=(always_invalidate="$inval" "max_chunk_size=$chunk")
 # The client holds its session while we look at it, then we end the hold
 # with SIGTERM (a clean disconnect, exit 0). The hold time is only a bound:
 # under TCG on a busy host a few seconds are not always enough to look.
 hold=60
 work=/tmp/io
 mkdir -p $work
-
-step() { echo "== $*"; }
-
-# Lines of the kernel log containing a fixed string.
-log_count() { dmesg | grep -cF -- "$1"; }
-# Kernel problems as run-guest looks for them (tools/vm/kernel-issues.sh),
-# counted before and after each step to tell which step caused one.
-. "$here/../../tools/vm/kernel-issues.sh" || { echo "cannot read tools/vm/kernel-issues.sh" >&2; exit 2; }
-problem_count() { dmesg | rtrs_issue_count; }
 
 # end_hold PID: ends the client's hold and waits for it; returns its status.
 end_hold() {
@@ -50,16 +46,6 @@ show_client() {  # show_client LOGBASE: the client's output, for a failure
 	echo "--- client stdout:"; cat "$1.out"
 	echo "--- client stderr:"; tail -n 40 "$1.err"
 	echo "---"
-}
-
-servers_up() {  # servers_up [rtrs-server params...]
-	load_deps "$moddir/rtrs-server.ko" &&
-		insmod "$moddir/rtrs-server.ko" always_invalidate="$inval" max_chunk_size=$chunk "$@" &&
-		insmod "$moddir/rtrs-null.ko"
-}
-
-servers_down() {
-	rmmod rtrs_null && rmmod rtrs_server
 }
 
 # The path line the client prints: kMsgNewRkey (0x2) is the server's

@@ -18,8 +18,9 @@
 # "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-# What a kernel problem is: rtrs_issue_re (the guest sees this checkout).
-. "$here/../../tools/vm/kernel-issues.sh" || { echo "cannot read tools/vm/kernel-issues.sh" >&2; exit 2; }
+# load_deps, kmemleak_scan, and what a kernel problem is: rtrs_issue_re from
+# tools/vm/kernel-issues.sh (the guest sees this checkout).
+. "$here/../guest/lib.sh" || { echo "cannot read test/guest/lib.sh" >&2; exit 2; }
 [ $# -ge 2 ] || { echo "usage: $0 MODULE.ko OUTDIR [EXPECTED]" >&2; exit 2; }
 ko=$1 out=$2 expected=${3:-}
 dbg=/sys/kernel/debug
@@ -41,16 +42,8 @@ mountpoint -q "$dbg" || mount -t debugfs debugfs "$dbg" || die "cannot mount deb
 say "kernel $(uname -r), module $ko"
 
 # kmemleak only reports an object that has been unreferenced for 5 s or more.
-# A scan of a 1-2 GB guest takes a while under TCG: say how long.
-kmemleak_scan() {
-	local n=$1 i t
-	for i in $(seq "$n"); do
-		[ "$i" = 1 ] || sleep 2
-		t=$(date +%s)
-		echo scan >"$leak" || return 1
-		say "kmemleak scan $i/$n took $(($(date +%s) - t)) s"
-	done
-}
+# A scan of a 1-2 GB guest takes a while under TCG: kmemleak_scan (lib.sh)
+# says how long.
 
 # Whatever the kernel leaked (or seemed to) before the test is not ours:
 # report it once, then mark it as seen.
@@ -66,16 +59,13 @@ echo "$marker" >/dev/kmsg
 run_log() { dmesg | sed -n "/$marker/,\$p"; }
 
 # The module's dependencies from the kernel's own modules, then the module.
-deps=$(modinfo -F depends "$ko" 2>/dev/null | tr ',' ' ')
-for d in $deps; do
-	modprobe "$d" || die "cannot load dependency $d"
-done
+load_deps "$ko" || die "cannot load the dependencies of $ko"
 modname=$(modinfo -F name "$ko" 2>/dev/null)
 modname=${modname:-rtrs_server_kunit}
 # The suites run while the module loads (KUnit's module notifier).
-t0=$(date +%s)
+t0=$SECONDS
 insmod "$ko" || die "insmod $ko failed"
-say "module loaded; the suites ran in $(($(date +%s) - t0)) s"
+say "module loaded; the suites ran in $((SECONDS - t0)) s"
 
 rc=0
 suites=$(grep -Ev '^[[:space:]]*(#|$)' "$expected" | awk '{print $1}' | sort -u)
@@ -115,7 +105,7 @@ cat "$out/kunit-summary.txt"
 # Leaks: everything the module allocated is gone now that it is unloaded.
 # Two scans: a stale pointer (a register, a stack slot) can hide an object
 # from the first.
-kmemleak_scan 2 || { say "FAIL: kmemleak scan failed"; rc=1; }
+kmemleak_scan 2 2 || { say "FAIL: kmemleak scan failed"; rc=1; }
 cat "$leak" >"$out/kmemleak.txt"
 if [ -s "$out/kmemleak.txt" ]; then
 	say "FAIL: kmemleak reports $(grep -c '^unreferenced object' "$out/kmemleak.txt") leak(s):"

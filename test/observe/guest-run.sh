@@ -12,6 +12,7 @@
 # percentiles and not the transport's.
 # Usage: guest-run.sh MODULE_DIR CLIENT_BINARY RTRS_SRV_BINARY [PEERS_DIR]
 set -uo pipefail
+# shellcheck disable=SC2034 # moddir: lib.sh's servers_up reads it
 moddir=$1 client=$2 cli=$3 peers=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../guest/lib.sh"
@@ -24,19 +25,12 @@ pathname=ip:$cln@ip:$srv
 work=/tmp/observe
 mkdir -p $work
 
-step() { echo "== $*"; }
-
 # The trace buffer's events of ours, as "name: fields".
 events() { sed -n 's/^.* \(\(sess\|path\)_\(up\|down\)\|conn_refused\|io_error\|hb_miss\): /\1: /p' $tr/trace; }
 # wait_event REGEX SECONDS: true once an event line matches.
-wait_event() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		events | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_event() { wait_for "$2" event_seen "$1"; }
+# event_seen REGEX: an event line matches now.
+event_seen() { events | grep -Eq -- "$1"; }
 check_event() {  # check_event DESCRIPTION REGEX [SECONDS]
 	if wait_event "$2" "${3:-10}"; then
 		pass "event $1: $(events | grep -E -- "$2" | tail -n 1)"
@@ -60,9 +54,7 @@ step "soft-RoCE; rtrs-server and rtrs-null; tracefs and debugfs"
 rxe_up || { echo "FAIL: rxe setup"; exit 1; }
 # Every response signaled: the transport histogram counts each one (by
 # default it samples one in 512; the host tests check the sampling).
-load_deps "$moddir/rtrs-server.ko" && insmod "$moddir/rtrs-server.ko" signal_interval=1 &&
-	insmod "$moddir/rtrs-null.ko" ||
-	{ echo "FAIL: cannot load the modules"; exit 1; }
+servers_up signal_interval=1 || { echo "FAIL: cannot load the modules"; exit 1; }
 [ -d $tr/events ] || mount -t tracefs tracefs $tr
 check "tracefs has events/rtrs_server" test -d $tr/events/rtrs_server
 for e in sess_up sess_down path_up path_down conn_refused io_error hb_miss; do
@@ -289,7 +281,7 @@ else
 fi
 
 step "unload"
-for m in rtrs_null rtrs_server; do [ -d /sys/module/$m ] && rmmod $m; done
+servers_down
 check "our class is gone" test ! -e $class
 check "our debugfs folder is gone" test ! -e $dbg
 finish

@@ -139,10 +139,10 @@ stamp() {
 	local line
 	while IFS= read -r line; do printf '%(%T)T %s\n' -1 "$line"; done
 }
-t0=$(date +%s)
+t0=$SECONDS
 DEBIAN_FRONTEND=noninteractive dpkg -i "$dkms_deb" "$tools_deb" 2>&1 | stamp | tee "$results/dpkg-install.log"
 rc=${PIPESTATUS[0]}
-install_s=$(($(date +%s) - t0))
+install_s=$((SECONDS - t0))
 for f in /var/lib/dkms/rtrs-server/"$upstream"/*/*/log/make.log; do
 	[ -f "$f" ] || continue
 	k=$(echo "$f" | cut -d/ -f7)
@@ -214,11 +214,8 @@ echo "== a two-path session"
 "$client" connect --session $session --server 10.77.0.1 --src 10.77.0.2 \
 	--server 10.78.0.1 --src 10.78.0.2 --hold 1800 >$log/client.out 2>$log/client.err &
 cpid=$!
-for ((i = 0; i < 600; i++)); do
-	[ "$(grep -c ' up: ' $log/client.out)" -ge 2 ] && break
-	kill -0 $cpid 2>/dev/null || break
-	sleep 0.1
-done
+# Until both paths are up, or the client has ended.
+wait_for 60 paths_up_or_end $log/client.out 2 $cpid
 cat $log/client.out
 if ! [ "$(grep -c ' up: ' $log/client.out)" -ge 2 ]; then
 	cat $log/client.err
@@ -269,17 +266,16 @@ echo "== disconnect $p1"
 # notice: what is left in sysfs is the server's doing alone. But the server
 # drops a path that stays silent for 6 heartbeat periods of 5 s, so all that
 # needs $p2 comes first, and the time since the stop is shown.
-since() { echo "$((SECONDS - t0)) s after the stop"; }
 kill -STOP $cpid
-t0=$SECONDS
+t_stop=$(now)
 if run_ok "rtrs-srv disconnect $session $p1" rtrs-srv disconnect $session "$p1"; then
 	cat $log/out
 	check "disconnect says what it did" grep -q "disconnecting" $log/out
 fi
 check "$p1 goes away" wait_gone "$class/$session/paths/$p1" 20
-echo "($(since))"
+echo "($(elapsed "$t_stop" "" 0) s after the stop)"
 sleep 1
-check "$p2 stays ($(since))" test -d "$class/$session/paths/$p2"
+check "$p2 stays ($(elapsed "$t_stop" "" 0) s after the stop)" test -d "$class/$session/paths/$p2"
 check "the session stays" test -d "$class/$session"
 if run_ok "rtrs-srv reset-stats $session" rtrs-srv reset-stats $session; then
 	cat $log/out
@@ -290,15 +286,12 @@ run_ok "rtrs-srv reset-stats $session $p2" rtrs-srv reset-stats $session "$p2"
 st=$(cat "$class/$session/paths/$p2/stats/rdma" 2>&1)
 check "$p2's counters are 0 after reset-stats ($st)" test "${st% *}" = "0 0 0 0"
 compare_json "$p2=rxe1"
-check "$p2 is still there ($(since))" test -d "$class/$session/paths/$p2"
+check "$p2 is still there ($(elapsed "$t_stop" "" 0) s after the stop)" test -d "$class/$session/paths/$p2"
 kill -CONT $cpid
 
 echo "== stopping the client"
 kill -TERM $cpid 2>/dev/null
-for ((i = 0; i < 300; i++)); do
-	kill -0 $cpid 2>/dev/null || break
-	sleep 0.1
-done
+wait_pid $cpid 30
 if kill -0 $cpid 2>/dev/null; then
 	fail "the client exits on SIGTERM"
 	kill -KILL $cpid
@@ -316,10 +309,10 @@ check "$class gone" test ! -e $class
 check "no rtrs module loaded" sh -c '! lsmod | grep -q "^rtrs_"'
 
 echo "== dpkg -P"
-t0=$(date +%s)
+t0=$SECONDS
 DEBIAN_FRONTEND=noninteractive dpkg -P rtrs-server-tools rtrs-server-dkms 2>&1 | stamp | tee "$results/dpkg-purge.log"
 rc=${PIPESTATUS[0]}
-check "dpkg -P of both packages ($(($(date +%s) - t0)) s)" test "$rc" -eq 0
+check "dpkg -P of both packages ($((SECONDS - t0)) s)" test "$rc" -eq 0
 for p in rtrs-server-dkms rtrs-server-tools; do
 	check "$p is gone" not_installed $p
 done

@@ -6,9 +6,6 @@
 # baseline.
 # shellcheck disable=SC2154
 
-# now: the wall clock in seconds, with nanoseconds.
-now() { date +%s.%N; }
-
 # bench_setup [NULL_BLK PARAMS...]: soft-RoCE, a null_blk, upstream's
 # client side (rtrs-core, rtrs-client, rnbd-client) and what our module
 # depends on.
@@ -41,14 +38,12 @@ load_stack() {
 # unload_stack: rnbd_server and rtrs_server, whichever is loaded (a session
 # may still be closing: retry for a while).
 unload_stack() {
-	local m i
+	local m
 	for m in rnbd_server rtrs_server; do
-		for ((i = 0; i < 100; i++)); do
-			[ -e /sys/module/$m ] || break
-			rmmod $m 2>/dev/null && break
-			sleep 0.1
-		done
+		wait_for 10 unloaded "$m"
 		[ -e /sys/module/$m ] && { echo "[bench] cannot unload $m"; return 1; }
 	done
 	return 0
 }
+# unloaded MODULE: MODULE is not loaded, or rmmod unloads it now.
+unloaded() { [ ! -e "/sys/module/$1" ] || rmmod "$1" 2>/dev/null; }

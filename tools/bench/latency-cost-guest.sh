@@ -21,10 +21,10 @@ for ((r = 1; r <= rounds; r++)); do
 		insmod "$dir/rtrs-server.ko" && insmod "$dir/rtrs-null.ko" || exit 1
 		for c in $cases; do
 			IFS=: read -r name reads writes size qd <<<"$c"
-			t0=$(date +%s.%N)
+			t0=$(now)
 			"$client" io --session bench --server 10.77.0.1 --src 10.77.0.2 --cons 3 --reads "$reads" \
 				--writes "$writes" --size "$size" --qd "$qd" --quiet >/dev/null 2>&1 || exit 1
-			t1=$(date +%s.%N)
+			t1=$(now)
 			ops=$(echo "($reads + $writes) / ($t1 - $t0)" | bc -l)
 			printf '%s %s %d %.1f\n' "$variant" "$name" "$r" "$ops" | tee -a "$out/results.txt"
 			wait_gone /sys/class/rtrs-server/bench 20

@@ -58,7 +58,7 @@ fio_case() {
 # server_round LABEL INV DIR ROUND
 server_round() {
 	local c
-	echo "[bench] always_invalidate=$2 round $4: $1 (at $(($(date +%s) - start)) s)"
+	echo "[bench] always_invalidate=$2 round $4: $1 (at $((SECONDS - start)) s)"
 	load_stack "$1" "$2" || return 1
 	echo "sessname=bench path=ip:10.77.0.2@ip:10.77.0.1 device_path=/dev/nullb0" > $ctl/map_device || return 1
 	wait_exists /dev/rnbd0 10 || return 1
@@ -86,7 +86,7 @@ ceiling() {
 	wait $srv
 }
 
-start=$(date +%s)
+start=$SECONDS
 getconf CLK_TCK > "$out/clk_tck"
 for inv in $invs; do
 	d=$out/inv-$inv
@@ -98,12 +98,12 @@ for inv in $invs; do
 			server_round $srv "$inv" "$d" $r || { unload_stack; exit 1; }
 		done
 		if command -v ib_write_bw >/dev/null; then
-			echo "[bench] round $r: ceiling (at $(($(date +%s) - start)) s)"
+			echo "[bench] round $r: ceiling (at $((SECONDS - start)) s)"
 			ceiling ib_write_bw "$d/r$r-ceiling-write.txt"
 			ceiling ib_read_bw "$d/r$r-ceiling-read.txt"
 		fi
 	done
 done
-echo "[bench] done in $(($(date +%s) - start)) s"
+echo "[bench] done in $((SECONDS - start)) s"
 rmmod rnbd_client rtrs_client rtrs_core
 exit 0

@@ -38,7 +38,6 @@ bench_setup nr_devices="$max" || exit 1
 getconf CLK_TCK >"$out/clk_tck"
 : >"$tsv"
 
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 quiet_mem() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1; }
 record() { echo "$*" >>"$tsv"; }
@@ -57,16 +56,16 @@ map_all() {
 	return $rc
 }
 
+# all_unmapped: the server holds no session, and no rnbd device is left.
+# shellcheck disable=SC2317 # run by wait_for
+all_unmapped() { [ "$(sessions_up)" -eq 0 ] && ! ls /dev/rnbd* >/dev/null 2>&1; }
 # unmap_all: every rnbd device, then until the server holds no session.
 unmap_all() {
 	local d
 	for d in /sys/block/rnbd*/rnbd/unmap_device; do
 		[ -e "$d" ] && echo normal >"$d"
 	done
-	for ((d = 0; d < 600; d++)); do
-		[ "$(sessions_up)" -eq 0 ] && ! ls /dev/rnbd* >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
+	wait_for 60 all_unmapped && return 0
 	echo "[scale] left after unmapping: $(sessions_up) session(s), devices: $(echo /dev/rnbd*)"
 	return 1
 }
@@ -112,7 +111,7 @@ print("%.1f" % (j["read"]["iops"] + j["write"]["iops"]))
 # server_round SERVER ROUND
 server_round() {
 	local srv=$1 r=$2 n t0 t1 a0 a1 s0 s1 job iops win ticks
-	echo "[scale] round $r: $srv (at $(($(date +%s) - start)) s)"
+	echo "[scale] round $r: $srv (at $((SECONDS - start)) s)"
 	load_stack "$srv" "$inv" || return 1
 	for n in $counts; do
 		quiet_mem
@@ -123,15 +122,15 @@ server_round() {
 		t1=$(now)
 		[ "$(sessions_up)" -eq "$n" ] ||
 			{ echo "[scale] $srv: $(sessions_up) sessions up, not $n"; unmap_all; return 1; }
-		record "$r $srv map_s $n $(elapsed "$t0" "$t1")"
+		record "$r $srv map_s $n $(elapsed "$t0" "$t1" 3)"
 		quiet_mem
 		a1=$(meminfo MemAvailable) s1=$(meminfo Slab)
 		record "$r $srv memavail_kib $n $((a0 - a1))"
 		record "$r $srv slab_kib $n $((s1 - s0))"
-		echo "[scale]   $n at once: mapped in $(elapsed "$t0" "$t1") s, MemAvailable -$(((a0 - a1) / 1024)) MiB, Slab +$(((s1 - s0) / 1024)) MiB"
+		echo "[scale]   $n at once: mapped in $(elapsed "$t0" "$t1" 3) s, MemAvailable -$(((a0 - a1) / 1024)) MiB, Slab +$(((s1 - s0) / 1024)) MiB"
 		t0=$(now)
 		unmap_all || return 1
-		record "$r $srv unmap_s $n $(elapsed "$t0" "$(now)")"
+		record "$r $srv unmap_s $n $(elapsed "$t0" "$(now)" 3)"
 	done
 	map_all "r$r-io" 8 "path=ip:10.77.0.2@ip:10.77.0.1 path=ip:10.78.0.2@ip:10.78.0.1" ||
 		{ echo "[scale] $srv: mapping 8 two-path sessions failed"; unmap_all; return 1; }
@@ -148,7 +147,7 @@ server_round() {
 	unload_stack
 }
 
-start=$(date +%s)
+start=$SECONDS
 for ((r = 1; r <= rounds; r++)); do
 	pair="ours upstream"
 	[ $((r % 2)) -eq 0 ] && pair="upstream ours"
@@ -156,6 +155,6 @@ for ((r = 1; r <= rounds; r++)); do
 		server_round "$srv" "$r" || { unload_stack; exit 1; }
 	done
 done
-echo "[scale] done in $(($(date +%s) - start)) s"
+echo "[scale] done in $((SECONDS - start)) s"
 rmmod rnbd_client rtrs_client rtrs_core
 exit 0

@@ -37,7 +37,7 @@ fault-conn 3600 $top/test/fault/conn.sh $build/module/$kver $client
 fault-io 3600 $top/test/fault/io.sh $build/module/$kver $client stock
 fault-rnbd 3600 $top/test/fault/rnbd.sh $build/module/$kver $build/peers/$kver $client
 EOF
-"$top/tools/vm/run-suites" --kver "$kver" --suites "$out/stock.suites" --out "$out/stock" >&2
+"$top/tools/vm/boot-suites" --kver "$kver" --suites "$out/stock.suites" --out "$out/stock" >&2
 
 debug=
 if env=$("$top/tools/debug-kernel/build.sh" --check 2>/dev/null) && [ -e "$build/debug/module/rtrs-server.ko" ]; then
@@ -46,7 +46,7 @@ if env=$("$top/tools/debug-kernel/build.sh" --check 2>/dev/null) && [ -e "$build
 	cat >"$out/debug.suites" <<EOF
 fault-inject 5400 $top/test/fault/inject.sh $build/debug/module $client
 EOF
-	"$top/tools/vm/run-suites" --kernel "$RTRS_DEBUG_KERNEL_BZIMAGE" \
+	"$top/tools/vm/boot-suites" --kernel "$RTRS_DEBUG_KERNEL_BZIMAGE" \
 		--modules-root "$RTRS_DEBUG_KERNEL_MODROOT" --kver "$RTRS_DEBUG_KERNEL_VERSION" \
 		--kmemleak --mem 1024 --suites "$out/debug.suites" --out "$out/debug" >&2
 	debug=$out/debug

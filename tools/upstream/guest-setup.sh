@@ -2,19 +2,9 @@
 # Sourced by the guest scripts of tools/upstream and tools/rtrs-client (runs
 # in the QEMU guest): Soft-RoCE on dummy interfaces, and loading a server.
 
-# rxe_up: the project's test network (test/guest/lib.sh).
+# rxe_up (the project's test network) and insmod_deps KO [PARAMS] (modprobe
+# what KO depends on, then insmod it): test/guest/lib.sh.
 . "$(dirname "${BASH_SOURCE[0]}")/../../test/guest/lib.sh"
-
-# insmod_deps KO [PARAMS]: modprobe what KO depends on, then insmod it.
-insmod_deps() {
-	local ko=$1 dep
-	shift
-	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
-		case $dep in rtrs[-_]core|rtrs[-_]server) continue ;; esac
-		modprobe "$dep" || { echo "cannot modprobe $dep"; return 1; }
-	done
-	insmod "$ko" "$@"
-}
 
 # server_up upstream DIR: DIR/src/rtrs/{rtrs-core,rtrs-server}.ko and
 #   DIR/src/rnbd/rnbd-server.ko (listens on 1234), from build-peers.sh.

@@ -53,16 +53,6 @@ ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
 class=/sys/class/rtrs-server
 
-# wait_gone PATH SECONDS: true once PATH does not exist.
-wait_gone() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -e "$1" ] || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # session_check NAME "PATHDIR..." CLIENT-ARGS...: holds a session for 4 s,
 # checks that each path shows in sysfs meanwhile and is gone afterwards.
 session_check() {
@@ -70,12 +60,9 @@ session_check() {
 	shift 2
 	"$client" connect --session "$name" --hold 6 --quiet "$@" >/tmp/$name.out 2>&1 &
 	p=$!
-	# Until every path is up (the client prints one line per path).
-	for ((i = 0; i < 300; i++)); do
-		[ "$(grep -c ' up: ' /tmp/$name.out)" -ge "$(echo $dirs | wc -w)" ] && break
-		kill -0 $p 2>/dev/null || break
-		sleep 0.1
-	done
+	# Until every path is up (the client prints one line per path), or the
+	# client has ended.
+	wait_for 30 paths_up_or_end "/tmp/$name.out" "$(echo $dirs | wc -w)" "$p"
 	for d in $dirs; do
 		if [ -d "$class/$name/paths/$d" ]; then ok "$name: $class/$name/paths/$d exists"
 		else bad "$name: no $class/$name/paths/$d (have: $(ls $class/$name/paths 2>&1))"; fi
@@ -123,7 +110,7 @@ done
 
 if [ -n "$slow" ]; then
 	echo "--- silent and killed clients ---"
-	start=$(date +%s)
+	start=$SECONDS
 	"$client" connect --session silent --server 10.77.0.1 --src 10.77.0.2 --no-heartbeat --hold 120 --quiet \
 		>/tmp/silent.out 2>&1 &
 	ps=$!
@@ -139,9 +126,9 @@ if [ -n "$slow" ]; then
 	kill -KILL $pk
 	kill -STOP $pt
 	wait $pk 2>/dev/null
-	if wait_gone $class/killed 90; then ok "killed client: path dropped after $(($(date +%s) - start)) s"
+	if wait_gone $class/killed 90; then ok "killed client: path dropped after $((SECONDS - start)) s"
 	else bad "killed client: still in sysfs after 90 s"; fi
-	if wait_gone $class/stopped 90; then ok "stopped client: path dropped after $(($(date +%s) - start)) s"
+	if wait_gone $class/stopped 90; then ok "stopped client: path dropped after $((SECONDS - start)) s"
 	else bad "stopped client: still in sysfs after 90 s"; fi
 	kill -CONT $pt
 	wait $pt
@@ -150,7 +137,7 @@ if [ -n "$slow" ]; then
 	else bad "stopped client, resumed: exit $st: $(cat /tmp/stopped.out)"; fi
 	wait $ps
 	st=$?
-	if [ $st -eq 3 ]; then ok "silent client: dropped (exit 3) after $(($(date +%s) - start)) s: $(tail -1 /tmp/silent.out)"
+	if [ $st -eq 3 ]; then ok "silent client: dropped (exit 3) after $((SECONDS - start)) s: $(tail -1 /tmp/silent.out)"
 	else bad "silent client: exit $st: $(cat /tmp/silent.out)"; fi
 	wait_gone $class/silent 10 || bad "silent client: still in sysfs"
 fi

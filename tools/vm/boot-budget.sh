@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # How many times one run may boot the guest, for whatever reason: the one
-# place this is said. A run is one run-guest call, or one run-suites call
+# place this is said. A run is one run-guest call, or one boot-suites call
 # with the run-guest calls it makes; both count in the same OUT/boots.txt.
 # A boot is retried when it stalled before /init (run-guest) or when the
-# guest ended before its first suite with a clean kernel log (run-suites).
+# guest ended before its first suite with a clean kernel log (boot-suites).
 # One retry is allowed, and reported (OUT/boots.txt, OUT/booted-again, the
 # boot test's output, the kernel-log test); a run that would need a second
 # retry fails instead.

@@ -134,15 +134,11 @@ if ((!(lo_flags & 1))); then
 fi
 
 # --- kmemleak ------------------------------------------------------------------
+# kmemleak_scan N (N scans) and our_modules (the rtrs* and rnbd* modules
+# still loaded, users first) are test/guest/lib.sh's, read from this
+# checkout (which the guest sees at the same path, as it sees this file)
+# when kmemleak is asked for.
 leakfile=/sys/kernel/debug/kmemleak
-kmemleak_scan() { # N: N scans; prints how long each took
-	local i t
-	for ((i = 1; i <= $1; i++)); do
-		t=$SECONDS
-		echo scan >"$leakfile" || return 1
-		say "kmemleak scan $i/$1 took $((SECONDS - t)) s"
-	done
-}
 # Before the command: what the kernel itself left (boot) is reported once,
 # in kmemleak-boot.txt, and then marked as seen. No automatic scans: the
 # result must come from the scans after the command.
@@ -156,27 +152,20 @@ kmemleak_before() {
 		say "kmemleak: $(grep -c '^unreferenced object' "$out/kmemleak-boot.txt") suspect(s) from boot, cleared (kmemleak-boot.txt)"
 	echo clear >"$leakfile"
 }
-# rtrs* and rnbd* modules still loaded, users first.
-leftover_modules() {
-	local name _size users _rest
-	while read -r name _size users _rest; do
-		case $name in rtrs_* | rnbd_*) echo "$users $name" ;; esac
-	done </proc/modules | sort -n | cut -d' ' -f2
-}
 # After the command: unload what it left of rtrs/rnbd (whatever it
 # allocated must be freed by then), let the objects age past kmemleak's 5 s,
 # scan twice (a stale pointer can hide an object from one scan).
 kmemleak_after() {
 	local m left tries=0
 	: >"$out/kmemleak-unload.txt"
-	while left=$(leftover_modules) && [ -n "$left" ] && [ $tries -lt 5 ]; do
+	while left=$(our_modules) && [ -n "$left" ] && [ $tries -lt 5 ]; do
 		for m in $left; do
 			rmmod "$m" 2>>"$out/kmemleak-unload.txt" &&
 				echo "unloaded $m (left loaded by the command)" >>"$out/kmemleak-unload.txt"
 		done
 		tries=$((tries + 1))
 	done
-	left=$(leftover_modules)
+	left=$(our_modules)
 	if [ -n "$left" ]; then
 		say "kmemleak: cannot unload:" $left
 		echo "still loaded:" $left >>"$out/kmemleak-unload.txt"
@@ -197,7 +186,13 @@ cd / || true
 [ -f "$script" ] || fatal "command script $script not found"
 kmemleak_ok=1
 if [ "$kmemleak" = 1 ]; then
-	kmemleak_before || { kmemleak_ok=0; say "kmemleak: setup failed"; }
+	lib=${BASH_SOURCE[0]%/*}/../../test/guest/lib.sh
+	# shellcheck source=test/guest/lib.sh
+	if ! . "$lib"; then
+		kmemleak_ok=0
+		say "kmemleak: cannot read $lib"
+	fi
+	[ $kmemleak_ok = 0 ] || kmemleak_before || { kmemleak_ok=0; say "kmemleak: setup failed"; }
 fi
 env -i TERM=dumb /bin/bash --noprofile --norc "$script" </dev/null
 status=$?

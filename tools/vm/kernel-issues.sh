@@ -2,10 +2,11 @@
 # shellcheck shell=bash
 # What counts as a problem in a guest's kernel log: the one rule, sourced by
 # run-guest and suite-result on the host, and inside the guest (which sees
-# the host's / at the same paths, so this checkout too) by the suites that
-# count problem lines step by step: test/fault/lib.sh, test/io/guest-run.sh,
-# test/kunit/guest-run.sh. A whole boot, each suite of it and each step of a
-# suite are judged by the same lines. Bash; defines variables and functions
+# the host's / at the same paths, so this checkout too) by test/guest/lib.sh,
+# whose problem_count the suites that count problem lines step by step use
+# (the fault suites, test/io/guest-run.sh; test/kunit/guest-run.sh uses the
+# rule itself). A whole boot, each suite of it and each step of a suite are
+# judged by the same lines. Bash; defines variables and functions
 # only. tools/vm/selftest.sh --host has a sample line for each pattern.
 
 # Kernel log lines that make a run fail (extended regex, matched against

@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Runs several test suites in one guest boot, one after the other, each
-# reported on its own (tools/vm/run-suites starts this in the guest;
+# reported on its own (tools/vm/boot-suites starts this in the guest;
 # tools/vm/suite-result reads what it leaves). One boot instead of one per
 # suite saves the boot, the module loads and, on the debug kernel, the
 # kmemleak scans.
 #
-# Usage (inside the guest): run-suites.sh SUITES_FILE RESULTS_DIR
+# Usage (inside the guest): suites-in-guest.sh SUITES_FILE RESULTS_DIR
 #   SUITES_FILE  one suite a line: NAME TIMEOUT_SECONDS COMMAND [ARGS...]
 #                (words separated by blanks; '#' lines are comments)
 #   RESULTS_DIR  gets NAME/log (the suite's output), NAME/status (its exit
@@ -32,16 +32,13 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 suites=$1 results=$2
 mkdir -p "$results" || exit 2
 
+# our_modules (the rtrs* and rnbd* modules still loaded, users first) and
+# wait_for.
+# shellcheck source=test/guest/lib.sh
+. "$(dirname "$0")/lib.sh" || exit 2
+
 say() { echo "[suites] $*"; }
 kmsg() { echo "rtrs-suite: $*" >/dev/kmsg 2>/dev/null || true; }
-
-# Our modules still loaded, users first.
-our_modules() {
-	local name _size users _rest
-	while read -r name _size users _rest; do
-		case $name in rtrs_* | rnbd_*) echo "$users $name" ;; esac
-	done </proc/modules | sort -n | cut -d' ' -f2
-}
 
 # reset DIR: undoes what a suite left; notes each thing in DIR/leftovers.
 reset() {
@@ -77,12 +74,8 @@ kmsg_pid=$!
 # cut_kmsg NAME: the message text of NAME's two marker lines and of the
 # lines between them (suite-result fails a slice without its markers).
 cut_kmsg() {
-	local i
 	# Wait for the end marker to be read (the reader runs beside us).
-	for ((i = 0; i < 50; i++)); do
-		grep -q "rtrs-suite: end $1 status" "$kmsg" && break
-		sleep 0.1
-	done
+	wait_for 5 grep -q "rtrs-suite: end $1 status" "$kmsg"
 	awk -v b="rtrs-suite: begin $1" -v e="rtrs-suite: end $1 status " '
 		{ sub(/^[0-9]+,[0-9]+,[0-9]+,[^;]*;/, "") }
 		$0 == b { on = 1 } on { print } index($0, e) == 1 { on = 0 }' "$kmsg"
