@@ -4,6 +4,7 @@
 #include "core/admission.h"
 
 #include "core/addr.h"
+#include "core/log.h"
 #include "core/wire.h"
 #include "rt/errno.h"
 
@@ -335,7 +336,7 @@ rt::Result<void> Policy::parse(const char* text, rt::usize len, char* msg, rt::u
     while (p < end) {
         ++line;
         const char* eol = p;
-        while (eol < end && *eol != '\n') ++eol;
+        while (eol < end && *eol != '\n' && *eol != ';') ++eol;
         RT_TRY(parse_line(p, eol, line, &limit_line, err));
         if (eol == end) break;
         p = eol + 1;
@@ -638,6 +639,39 @@ void Admission::format(rt::StrBuf& out) const {
     for (rt::u32 v = 1; v < kVerdicts; ++v)
         out.put(' ').put(verdict_name(static_cast<Verdict>(v))).put('=').dec(refusals_[v]);
     out.put('\n');
+}
+
+// --- the refusals' log gates ---------------------------------------------------------
+
+LogGate& RefusalGates::gate(const rtrs_core_addr& client, Verdict v, rt::u64 now_ms) {
+    const rtrs_core_addr key = client_key(client);
+    Slot* pick = nullptr;  // a free slot, else the least recently used idle one
+    for (Slot& s : slots_) {
+        if (s.v == v && same_addr(s.addr, key)) {
+            s.last_ms = now_ms;
+            return s.gate;
+        }
+        if (s.v == Verdict::Ok) {
+            if (!pick || pick->v != Verdict::Ok) pick = &s;
+            continue;
+        }
+        if (now_ms - s.last_ms < LogGate::kWindowMs) continue;  // active
+        if (!pick || (pick->v != Verdict::Ok && s.last_ms < pick->last_ms)) pick = &s;
+    }
+    if (!pick) return shared_[static_cast<rt::u32>(v)];
+    if (pick->v != Verdict::Ok) {
+        if (const rt::u32 n = pick->gate.take_suppressed()) {
+            char who[64];
+            format_addr(pick->addr, who, sizeof(who));
+            Log(kErr).put("connection requests refused: ").dec(rt::u64{n}).put(" refusals of ")
+                .put(who).put(" (").put(verdict_name(pick->v)).put(") were not logged");
+        }
+    }
+    pick->addr = key;
+    pick->v = v;
+    pick->last_ms = now_ms;
+    pick->gate = LogGate();
+    return pick->gate;
 }
 
 }  // namespace core

@@ -4,7 +4,9 @@
 // connect and nothing is limited, as before.
 //
 // The rules are text, one a line; blank lines and comments (a word that
-// begins with '#', to the end of its line) are ignored:
+// begins with '#', to the end of its line) are ignored. ';' ends a line as
+// a newline does, so that the rules fit in one line (a module parameter in
+// modprobe.d, the kernel's command line):
 //
 //   allow ADDR[/PREFIX] [names=NAME[,NAME...]]
 //   limit [sessions=N] [paths=N] [connections=N] [rate=R/s|R/m] [burst=B]
@@ -21,7 +23,7 @@
 //   means 10.77.0.0/16, or 10.77.0.1 alone, and we cannot tell which).
 //   names=: the only session names a client matching this entry may use
 //   (exact, at most kAdmitMaxNames, separated by commas; a name with a
-//   comma or a blank in it cannot be listed). Without it, any name.
+//   comma, a ';' or a blank in it cannot be listed). Without it, any name.
 // limit: what one client address may hold on a server (the sessions with
 //   a path from it, its paths, its connections) and how fast it may ask:
 //   rate R connection requests a second (/s) or a minute (/m), through a
@@ -62,6 +64,7 @@
 // the old one between two decisions, never during one.
 #pragma once
 
+#include "core/log.h"
 #include "core/rtrs_core.h"
 #include "rt/alloc.h"
 #include "rt/result.h"
@@ -212,6 +215,28 @@ private:
     rt::Own<Policy> policy_;
     TokenBucket buckets_[kAdmitBuckets];
     rt::u64 refusals_[kVerdicts] = {};
+};
+
+// The log gates of a server's admission refusals, one for each client
+// address and reason while it is active (a refusal of it in the last
+// LogGate::kWindowMs), so that a peer's flood hides no other peer's
+// refusal. Bounded: past kSlots active sources, the others share their
+// reason's gate. A source whose slot goes to another while lines of it
+// were not logged says how many first. Under its server's lock.
+class RefusalGates {
+public:
+    static constexpr rt::u32 kSlots = 16;
+    LogGate& gate(const rtrs_core_addr& client, Verdict v, rt::u64 now_ms);
+
+private:
+    struct Slot {
+        rtrs_core_addr addr{};
+        Verdict v = Verdict::Ok;  // Ok: free
+        rt::u64 last_ms = 0;
+        LogGate gate;
+    };
+    Slot slots_[kSlots];
+    LogGate shared_[kVerdicts];
 };
 
 }  // namespace core

@@ -28,6 +28,9 @@ public:
     // True when a line may go; *suppressed: lines not logged since the
     // last one that went (0 mostly).
     bool admit(rt::u32* suppressed);
+    // The lines not logged since the last one that went, now counted as
+    // told (for a gate given up with lines unlogged).
+    rt::u32 take_suppressed() { return __atomic_exchange_n(&suppressed_, 0, __ATOMIC_RELAXED); }
 
 private:
     rt::u64 window_ms_ = 0;

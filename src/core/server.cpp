@@ -176,7 +176,7 @@ int Server::on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_
                 d.put(" holds ").dec(held.sessions).put(" sessions, ").dec(held.paths)
                     .put(" paths, ").dec(held.connections).put(" connections");
             return refuse(cm, peer, verdict_errno(v), verdict_reason(v), detail,
-                          &admission_gates_[static_cast<rt::u32>(v)]);
+                          &admission_gates_.gate(client, v, rtrs_env_now_ms()));
         }
         if (!sess && !req.first_conn)
             return refuse(cm, peer, rt::errc::nxio,

@@ -74,10 +74,11 @@ private:
     rtrs_env_listener* listener_ = nullptr;
     // The refusals' lines, a gate for each reason (a few share one).
     LogGate refusal_gates_[16];
-    // Admission's refusals, a gate for each verdict (shared with no other
-    // reason: a flood of addresses not on the list hides no rate refusal).
-    LogGate admission_gates_[kVerdicts];
     // Under lock_:
+    // Admission's refusals, a gate for each address and verdict (shared
+    // with no other reason: a flood of addresses not on the list hides no
+    // rate refusal, nor another address's refusal).
+    RefusalGates admission_gates_ GUARDED_BY(lock_);
     rt::List<Session> sessions_ GUARDED_BY(lock_);
     bool closing_ GUARDED_BY(lock_) = false;
     // (Made by open(), read by close() without the lock: the pointer does

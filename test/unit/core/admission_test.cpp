@@ -128,6 +128,24 @@ TEST(AdmissionParse, RulesCommentsAndBlankLines) {
     EXPECT_EQ(format(*again.p), text);
 }
 
+// A module parameter is one line (modprobe.d, the kernel's command line):
+// ';' ends a rule there as a newline does, and ends a comment too.
+TEST(AdmissionParse, ASemicolonEndsARuleAsANewlineDoes) {
+    auto r = parse("allow 10.77.0.0/24 names=a,b; allow fd00::/64 # lab; limit sessions=2;;");
+    ASSERT_TRUE(r.ok) << r.msg;
+    EXPECT_EQ(format(*r.p),
+              "allow 10.77.0.0/24 names=a,b\n"
+              "allow fd00::/64\n"
+              "limit sessions=2\n");
+    EXPECT_EQ(r.p->entry(1).line, 2u) << "each rule counts as a line of its own";
+    auto bad = parse("allow 10.77.0.0/24;allow 10.77.0.1/16");
+    EXPECT_FALSE(bad.ok);
+    EXPECT_EQ(bad.msg.substr(0, 8), "line 2: ") << bad.msg;
+    auto names = parse("allow 10.77.0.0/24 names=a;b");
+    EXPECT_FALSE(names.ok) << "'b' is a rule of its own, and no rule";
+    EXPECT_EQ(names.msg, "line 2: unknown rule 'b' (a rule begins with allow or limit)");
+}
+
 TEST(AdmissionParse, DefaultsAndOtherForms) {
     auto r = parse("allow 10.1.2.3\nallow ::1\nallow ip:10.9.0.0/16\nallow ip:fd01::/16\n"
                    "allow 0.0.0.0/0\nallow ::/0\nallow 1:2:3:4:5:6:7.8.9.10\nlimit rate=5/m");
@@ -1030,5 +1048,71 @@ TEST(AdmissionServer, AFloodOfRefusalsDoesNotHideAnotherReason) {
     EXPECT_EQ(f.connect(a, 0), 0);
     EXPECT_NE(f.connect(b, 0), 0);
     EXPECT_EQ(count_logs(core::verdict_reason(Verdict::RateLimited)), 1) << all_logs();
+    EXPECT_TRUE(f.finish());
+}
+
+// One peer's flood of refusals hides no other peer's refusal of the same
+// reason: each (address, reason) has its own gate while it is active.
+TEST(AdmissionServer, AFloodFromOnePeerDoesNotHideAnotherPeersRefusal) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("allow 10.77.0.0/24\n"), 0);
+    const std::string line = std::string("connection request refused: ") +
+                             core::verdict_reason(Verdict::NotAllowed);
+    for (int i = 0; i < 50; ++i) {
+        auto c = h::client(100 + i, 1, 2);
+        c.caddr = fake::ipv4(10, 78, 0, 2);
+        f.connect(c, 0);
+    }
+    EXPECT_EQ(count_logs(line + " (ip:10.78.0.2)"), 10) << all_logs();
+    auto other = h::client(200, 1, 2);
+    other.caddr = fake::ipv4(10, 78, 0, 3);
+    f.connect(other, 0);
+    EXPECT_EQ(count_logs(line + " (ip:10.78.0.3)"), 1) << all_logs();
+    // The flooder's next window says how many of its lines went unlogged.
+    k().advance(core::LogGate::kWindowMs);
+    auto again = h::client(300, 1, 2);
+    again.caddr = fake::ipv4(10, 78, 0, 2);
+    f.connect(again, 0);
+    EXPECT_EQ(count_logs(line + " (ip:10.78.0.2) (and 40 lines before it from the same source "
+                                "were not logged: more than 10 in 5 s)"),
+              1)
+        << all_logs();
+    EXPECT_EQ(refusals(Verdict::NotAllowed), 52u);
+    EXPECT_TRUE(f.finish());
+}
+
+// Bounded, whatever the number of addresses: past kSlots active sources
+// the rest share their reason's gate; a source forgotten with lines
+// unlogged says so first.
+TEST(AdmissionServer, RefusalsFromManyAddressesStayBounded) {
+    h::Fixture f;
+    ASSERT_EQ(set_policy("allow 10.77.0.0/24\n"), 0);
+    const std::string line = std::string("connection request refused: ") +
+                             core::verdict_reason(Verdict::NotAllowed);
+    // One address past its burst, then 200 others, one request each.
+    for (int i = 0; i < 15; ++i) {
+        auto c = h::client(100 + i, 1, 2);
+        c.caddr = fake::ipv4(10, 79, 0, 1);
+        f.connect(c, 0);
+    }
+    for (int i = 0; i < 200; ++i) {
+        auto c = h::client(1000 + i, 1, 2);
+        c.caddr = fake::ipv4(10, 80, static_cast<std::uint8_t>(i / 100), static_cast<std::uint8_t>(1 + i % 100));
+        f.connect(c, 0);
+    }
+    const int slots = static_cast<int>(core::RefusalGates::kSlots);
+    EXPECT_EQ(count_logs(line), 10 + (slots - 1) + static_cast<int>(core::LogGate::kBurst))
+        << all_logs();
+    EXPECT_EQ(count_logs("were not logged"), 0);
+    // Later, new addresses take the idle slots; the one with unlogged lines
+    // says how many first.
+    k().advance(core::LogGate::kWindowMs);
+    for (int i = 0; i < slots; ++i) {
+        auto c = h::client(3000 + i, 1, 2);
+        c.caddr = fake::ipv4(10, 81, 0, static_cast<std::uint8_t>(1 + i));
+        f.connect(c, 0);
+    }
+    EXPECT_EQ(count_logs("5 refusals of ip:10.79.0.1 (not-allowed) were not logged"), 1) << all_logs();
+    EXPECT_EQ(refusals(Verdict::NotAllowed), 215u + static_cast<unsigned>(slots));
     EXPECT_TRUE(f.finish());
 }
