@@ -591,6 +591,14 @@ Verdict Admission::admit_name(const rtrs_core_addr& client, rt::Bytes name) {
     return Verdict::Ok;
 }
 
+Verdict Admission::still_allowed(const rtrs_core_addr& client, rt::Bytes name) const {
+    if (!policy_ || !policy_->allow_list_on()) return Verdict::Ok;
+    const AllowEntry* e = policy_->match(client);
+    if (!e) return Verdict::NotAllowed;
+    if (name.size() && !policy_->name_allowed(*e, name)) return Verdict::NameNotAllowed;
+    return Verdict::Ok;
+}
+
 // A token, in period_ms units, refilled at rate units a millisecond up to
 // burst tokens: integers only (no floating point in the kernel).
 bool Admission::take_token(const rtrs_core_addr& key, rt::u64 now_ms, const AdmitLimits& l) {
@@ -632,13 +640,13 @@ rt::Own<Policy> Admission::replace(rt::Own<Policy> p) {
 }
 
 void Admission::format(rt::StrBuf& out) const {
-    if (!policy_ || !policy_->allow_list_on()) out.put("# no allow rule: every address may connect\n");
-    if (policy_) policy_->format(out);
-    if (!policy_ || !policy_->has_limits()) out.put("# no limit\n");
     out.put("# refused so far:");
     for (rt::u32 v = 1; v < kVerdicts; ++v)
         out.put(' ').put(verdict_name(static_cast<Verdict>(v))).put('=').dec(refusals_[v]);
     out.put('\n');
+    if (!policy_ || !policy_->allow_list_on()) out.put("# no allow rule: every address may connect\n");
+    if (policy_) policy_->format(out);
+    if (!policy_ || !policy_->has_limits()) out.put("# no limit\n");
 }
 
 // --- the refusals' log gates ---------------------------------------------------------

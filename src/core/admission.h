@@ -79,6 +79,11 @@ inline constexpr rt::u32 kAdmitMaxNames = 8;      // names of one entry
 inline constexpr rt::u32 kAdmitNamePool = 2048;   // bytes of all entries' names
 inline constexpr rt::u32 kAdmitBuckets = 128;     // addresses the rate remembers
 inline constexpr rt::u32 kAdmitMaxValue = 1000000;  // the largest N, R or B
+// What Admission::format() writes fits here (a module parameter's page):
+// a policy whose rules take more than kAdmitShowRules is refused, the
+// rest is for the comment lines.
+inline constexpr rt::u32 kAdmitShowMax = RTRS_CORE_ADMISSION_SHOW_MAX;
+inline constexpr rt::u32 kAdmitShowRules = kAdmitShowMax - 256;
 
 // A decision. Keep the values: they index the refusal counters.
 enum class Verdict : rt::u8 {
@@ -191,6 +196,10 @@ public:
     // A path's info request naming its session: NameNotAllowed, or
     // NotAllowed when the address left the allow-list since it connected.
     Verdict admit_name(const rtrs_core_addr& client, rt::Bytes name);
+    // Whether the policy would admit a path of client's now, with its
+    // session's name (empty: none yet, the address alone): NotAllowed,
+    // NameNotAllowed or Ok. Counts no refusal.
+    Verdict still_allowed(const rtrs_core_addr& client, rt::Bytes name) const;
 
     // Puts p in effect (nullptr: the default, no rules) and returns the
     // old policy, for the caller to free without the lock. The buckets
@@ -199,7 +208,8 @@ public:
     const Policy* policy() const { return policy_.get(); }
 
     rt::u64 refusals(Verdict v) const { return refusals_[static_cast<rt::u32>(v)]; }
-    // The policy as text (re-readable), and the refusals as a comment.
+    // The refusals as a comment line, then the policy as text
+    // (re-readable): at most kAdmitShowMax bytes with its NUL.
     void format(rt::StrBuf& out) const;
 
 private:

@@ -151,6 +151,12 @@ extern "C" int rtrs_core_admission_set(const char* text, rt::usize len, char* ms
     return rt::to_neg_errno(m->set_admission(text, len, msg, msg_len));
 }
 
+extern "C" int rtrs_core_admission_close_refused(void) {
+    Module* m = module();
+    if (!m) return -rt::errc::nxio;
+    return static_cast<int>(m->close_refused());
+}
+
 extern "C" int rtrs_core_admission_show(char* buf, rt::usize cap) {
     Module* m = module();
     if (!m) return -rt::errc::nxio;

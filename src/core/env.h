@@ -29,9 +29,11 @@ extern "C" {
 
 /*
  * Each kind is its own lockdep class. Order, outermost first:
- * SERVER > MODULE > PATH_IO (a server's lock is held while the module's is
- * taken: claiming a session's name, a path's device; the module's while a
- * path's io lock is: closing a device's paths). SESSION_EV is taken with
+ * SERVERS > SERVER > MODULE > PATH_IO (the list of servers is held while a
+ * server's lock is: closing what a new admission policy refuses; a
+ * server's lock while the module's is taken: claiming a session's name, a
+ * path's device; the module's while a path's io lock is: closing a
+ * device's paths). SESSION_EV is taken with
  * none of the others held (it orders the upper layer's link events of one
  * session), and the ULP's link_ev callback (rtrs_env_ulp_link_ev()) runs
  * under it.
@@ -41,6 +43,8 @@ enum rtrs_env_lock_kind {
 	RTRS_ENV_LOCK_SERVER,		/* mutex: its sessions, paths, connections */
 	RTRS_ENV_LOCK_SESSION_EV,	/* mutex: one session's link events */
 	RTRS_ENV_LOCK_PATH_IO,		/* spinlock, irqsave: one path's I/O state */
+	RTRS_ENV_LOCK_SERVERS,		/* mutex: the module's list of servers */
+	RTRS_ENV_LOCK_KINDS
 };
 struct rtrs_env_lock;
 struct rtrs_env_lock *rtrs_env_lock_new(enum rtrs_env_lock_kind kind);

@@ -22,7 +22,8 @@ rt::Result<void> init_module(const Config& cfg) {
     if (g_module) return rt::err(rt::errc::busy);
     auto m = RT_TRY(rt::make_own<Module>(rt::Gfp::kernel, cfg));
     m->lock_.init(RTRS_ENV_LOCK_MODULE);
-    if (!m->lock_) return rt::err(rt::errc::nomem);
+    m->servers_lock_.init(RTRS_ENV_LOCK_SERVERS);
+    if (!m->lock_ || !m->servers_lock_) return rt::err(rt::errc::nomem);
     g_module = m.release();
     return {};
 }
@@ -38,6 +39,7 @@ Module::~Module() {
     if (!devices_.empty()) rtrs_env_warn("rtrs core: module exit with devices in use");
     if (!named_.empty()) rtrs_env_warn("rtrs core: module exit with sessions named");
     if (lock_) rtrs_env_lock_free(lock_.raw());
+    if (servers_lock_) rtrs_env_lock_free(servers_lock_.raw());
 }
 
 // --- devices -----------------------------------------------------------------
@@ -185,6 +187,30 @@ Verdict Module::admit_name(const rtrs_core_addr& client, rt::Bytes name) {
     return admission_.admit_name(client, name);
 }
 
+namespace {
+
+struct ShownRules {
+    char text[kAdmitShowRules + 1];
+};
+
+// The rules in effect must show whole in a page (rtrs_core_admission_show).
+rt::Result<void> fits_when_shown(const Policy& p, char* msg, rt::usize cap) {
+    auto made = rt::make_own<ShownRules>(rt::Gfp::kernel);
+    if (!made.ok()) {
+        rt::StrBuf(msg, cap).put("no memory for the policy");
+        return rt::err(rt::errc::nomem);
+    }
+    rt::StrBuf out(made.value()->text, sizeof(made.value()->text));
+    p.format(out);
+    if (!out.truncated()) return {};
+    rt::StrBuf(msg, cap).put("the rules take more than ").dec(rt::u32{kAdmitShowRules})
+        .put(" bytes when shown (").dec(static_cast<rt::u64>(out.wanted()))
+        .put("): use fewer rules or names, or prefixes that cover several");
+    return rt::err(rt::errc::inval);
+}
+
+}  // namespace
+
 rt::Result<void> Module::set_admission(const char* text, rt::usize len, char* msg,
                                        rt::usize cap) {
     // Made and parsed without the lock; only the swap is under it.
@@ -195,6 +221,7 @@ rt::Result<void> Module::set_admission(const char* text, rt::usize len, char* ms
     }
     rt::Own<Policy> p = rt::move(made.value());
     RT_TRY(p->parse(text, len, msg, cap));
+    RT_TRY(fits_when_shown(*p, msg, cap));
     const rt::u32 entries = p->entries();
     const bool limited = p->has_limits();
     rt::Own<Policy> old;
@@ -224,16 +251,30 @@ rt::u64 Module::admission_refusals(Verdict v) {
     return admission_.refusals(v);
 }
 
+Verdict Module::still_allowed(const rtrs_core_addr& client, rt::Bytes name) {
+    Guard g(lock_);
+    return admission_.still_allowed(client, name);
+}
+
 // --- servers ---------------------------------------------------------------------
 
 void Module::add_server(Server& s) {
-    Guard g(lock_);
+    Guard g(servers_lock_);
     servers_.push_back(s);
 }
 
 void Module::remove_server(Server& s) {
-    Guard g(lock_);
+    Guard g(servers_lock_);
     servers_.remove(s);
+}
+
+// A server leaves the list (remove_server()) before it is freed, so each
+// is alive while the list's lock is held.
+rt::u32 Module::close_refused() {
+    Guard g(servers_lock_);
+    rt::u32 n = 0;
+    for (Server& s : servers_) n += s.close_refused();
+    return n;
 }
 
 }  // namespace core

@@ -64,9 +64,13 @@ public:
     // it does not fit in cap.
     rt::Result<rt::usize> show_admission(char* buf, rt::usize cap) EXCLUDES(lock_);
     rt::u64 admission_refusals(Verdict v) EXCLUDES(lock_);
+    Verdict still_allowed(const rtrs_core_addr& client, rt::Bytes name) EXCLUDES(lock_);
+    // Asks every path the policy in effect refuses now to close, in every
+    // server (Server::close_refused()); returns how many.
+    rt::u32 close_refused() EXCLUDES(servers_lock_);
 
-    void add_server(Server& s);
-    void remove_server(Server& s);
+    void add_server(Server& s) EXCLUDES(servers_lock_);
+    void remove_server(Server& s) EXCLUDES(servers_lock_);
     // Closes every path on ib_dev and waits until the device is released.
     void remove_device(void* ib_dev);
     // The two halves of it: the device marked as going away and its paths
@@ -80,8 +84,9 @@ private:
     friend class Device;
 
     Config cfg_;
+    Lock servers_lock_;  // SERVERS
+    rt::List<Server> servers_ GUARDED_BY(servers_lock_);
     Lock lock_;  // MODULE: all below
-    rt::List<Server> servers_ GUARDED_BY(lock_);
     rt::List<Device> devices_ GUARDED_BY(lock_);
     rt::List<Session, NamedTag> named_ GUARDED_BY(lock_);
     rt::u64 chunk_mem_used_ GUARDED_BY(lock_) = 0;

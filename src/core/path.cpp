@@ -27,6 +27,7 @@ const char* reason_name(CloseReason r) {
     case CloseReason::Transport: return "transport error";
     case CloseReason::UlpRefused: return "refused by the upper layer";
     case CloseReason::SetupFailed: return "setup failed";
+    case CloseReason::Admission: return "admission policy";
     }
     return "?";
 }

@@ -82,6 +82,7 @@ enum class CloseReason : rt::u8 {
     Transport,         // a work request failed
     UlpRefused,        // the ULP refused the session
     SetupFailed,       // a resource for it could not be had
+    Admission,         // the admission policy refuses it now (closed on the operator's word)
 };
 const char* reason_name(CloseReason r);
 

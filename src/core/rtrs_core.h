@@ -191,6 +191,16 @@ int rtrs_core_admission_set(const char *text, __SIZE_TYPE__ len, char *msg,
  * fit, -ENXIO before rtrs_core_init(). May sleep.
  */
 int rtrs_core_admission_show(char *buf, __SIZE_TYPE__ cap);
+/* rtrs_core_admission_show() never needs more (set refuses rules that would). */
+#define RTRS_CORE_ADMISSION_SHOW_MAX 4096
+/*
+ * Closes every path, up or still connecting, that the rules in effect
+ * would refuse now (its client's address not on the allow-list, or its
+ * session's name not allowed for that address); what else is connected
+ * stays. Returns how many paths were asked to close, or -ENXIO before
+ * rtrs_core_init(). May sleep.
+ */
+int rtrs_core_admission_close_refused(void);
 
 #ifdef __cplusplus
 }

@@ -94,6 +94,23 @@ ClientCounts Server::count_client_locked(const rtrs_core_addr& client, Session* 
     return c;
 }
 
+rt::u32 Server::close_refused() {
+    Guard g(lock_);
+    rt::u32 n = 0;
+    for (Session& s : sessions_) {
+        rt::usize len = 0;  // 0 before its info request: the address alone
+        while (s.name()[len]) ++len;
+        const rt::Bytes name(reinterpret_cast<const rt::u8*>(s.name()), len);
+        for (Path& p : s.paths) {
+            if (p.state_locked_read() >= PathState::Stopping) continue;
+            if (module()->still_allowed(p.client_address(), name) == Verdict::Ok) continue;
+            p.request_close(CloseReason::Admission);
+            ++n;
+        }
+    }
+    return n;
+}
+
 ClientCounts Server::count_client(const rtrs_core_addr& client) {
     Guard g(lock_);
     return count_client_locked(client, nullptr, wire::Uuid{});

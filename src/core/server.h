@@ -33,6 +33,9 @@ public:
     // What a client address holds in this server's sessions now (for
     // admission's limits; readers outside, the tests, take it here).
     ClientCounts count_client(const rtrs_core_addr& client) EXCLUDES(lock_);
+    // Asks each path that admission would refuse now to close (the
+    // operator's choice after a new policy); returns how many.
+    rt::u32 close_refused() EXCLUDES(lock_);
 
     Lock& lock() RETURN_CAPABILITY(lock_) { return lock_; }
     rtrs_env_ulp* ulp() const { return ulp_; }

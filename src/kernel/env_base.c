@@ -97,19 +97,20 @@ struct rtrs_env_lock {
 };
 
 /* One lockdep class per kind, whatever the number of locks. */
-static struct lock_class_key rtrs_env_lock_keys[RTRS_ENV_LOCK_PATH_IO + 1];
-static const char *const rtrs_env_lock_names[RTRS_ENV_LOCK_PATH_IO + 1] = {
+static struct lock_class_key rtrs_env_lock_keys[RTRS_ENV_LOCK_KINDS];
+static const char *const rtrs_env_lock_names[RTRS_ENV_LOCK_KINDS] = {
 	[RTRS_ENV_LOCK_MODULE] = "rtrs_module",
 	[RTRS_ENV_LOCK_SERVER] = "rtrs_server",
 	[RTRS_ENV_LOCK_SESSION_EV] = "rtrs_session_ev",
 	[RTRS_ENV_LOCK_PATH_IO] = "rtrs_path_io",
+	[RTRS_ENV_LOCK_SERVERS] = "rtrs_servers",
 };
 
 struct rtrs_env_lock *rtrs_env_lock_new(enum rtrs_env_lock_kind kind)
 {
 	struct rtrs_env_lock *l;
 
-	if (WARN_ON_ONCE(kind > RTRS_ENV_LOCK_PATH_IO))
+	if (WARN_ON_ONCE(kind >= RTRS_ENV_LOCK_KINDS))
 		return NULL;
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)

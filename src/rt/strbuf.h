@@ -15,6 +15,7 @@ public:
     }
 
     StrBuf& put(char c) {
+        ++wanted_;
         if (len_ + 1 < cap_) {
             buf_[len_++] = c;
             buf_[len_] = '\0';
@@ -67,11 +68,14 @@ public:
     const char* c_str() const { return cap_ ? buf_ : ""; }
     usize len() const { return len_; }
     bool truncated() const { return truncated_; }
+    // The length the text would have without the cut.
+    usize wanted() const { return wanted_; }
 
 private:
     char* buf_;
     usize cap_;
     usize len_ = 0;
+    usize wanted_ = 0;
     bool truncated_ = false;
 };
 

@@ -32,6 +32,9 @@ TEST(StrBuf, TruncatesAndTerminates) {
     EXPECT_STREQ(b.c_str(), "abcd");
     EXPECT_TRUE(b.truncated());
     EXPECT_EQ(buf[5], 'Z') << "wrote past its capacity";
+    EXPECT_EQ(b.len(), 4u);
+    b.dec(rt::u64{1234});
+    EXPECT_EQ(b.wanted(), 10u) << "the length it would have had";
 }
 
 TEST(StrBuf, ZeroCapacityWritesNothing) {

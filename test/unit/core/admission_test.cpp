@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <set>
+#include <vector>
 #include <string>
 
 #include "core/admission.h"
@@ -551,16 +553,16 @@ TEST_F(AdmissionUnit, TheTextItShowsReadsBack) {
     rt::StrBuf out(buf, sizeof(buf));
     a->format(out);
     EXPECT_EQ(std::string(buf),
-              "# no allow rule: every address may connect\n# no limit\n"
-              "# refused so far: not-allowed=0 sessions=0 paths=0 connections=0 rate=0 name=0\n");
+              "# refused so far: not-allowed=0 sessions=0 paths=0 connections=0 rate=0 name=0\n"
+              "# no allow rule: every address may connect\n# no limit\n");
     set("allow 10.0.0.0/8 names=a\nlimit paths=2\n");
     a->admit_connection(v4(11, 0, 0, 1), 0, kNothing);
     rt::StrBuf again(buf, sizeof(buf));
     a->format(again);
     const std::string text = buf;
     EXPECT_EQ(text,
-              "allow 10.0.0.0/8 names=a\nlimit paths=2\n"
-              "# refused so far: not-allowed=1 sessions=0 paths=0 connections=0 rate=0 name=0\n");
+              "# refused so far: not-allowed=1 sessions=0 paths=0 connections=0 rate=0 name=0\n"
+              "allow 10.0.0.0/8 names=a\nlimit paths=2\n");
     auto r = parse(text);
     ASSERT_TRUE(r.ok) << r.msg;
     EXPECT_EQ(format(*r.p), "allow 10.0.0.0/8 names=a\nlimit paths=2\n");
@@ -687,8 +689,8 @@ rtrs_core_addr addr_v6(const char* text) { return v6(text); }
 TEST(AdmissionServer, WithoutRulesEveryoneIsServedAsBefore) {
     h::Fixture f;
     EXPECT_EQ(show_policy(),
-              "# no allow rule: every address may connect\n# no limit\n"
-              "# refused so far: not-allowed=0 sessions=0 paths=0 connections=0 rate=0 name=0\n");
+              "# refused so far: not-allowed=0 sessions=0 paths=0 connections=0 rate=0 name=0\n"
+              "# no allow rule: every address may connect\n# no limit\n");
     auto a = h::client(1, 2, 2);
     auto b = h::client(2, 3, 2);  // the same address, another session
     auto c = h::client(3, 2, 3);
@@ -941,6 +943,36 @@ TEST(AdmissionServer, ABadTextLeavesThePolicyInEffect) {
     auto out2 = h::client(3, 1, 2);
     out2.caddr = fake::ipv4(10, 78, 0, 2);
     ASSERT_TRUE(f.up(out2, "out")) << all_logs();
+    // The largest policy there may be fits in RTRS_CORE_ADMISSION_SHOW_MAX
+    // when shown (a module parameter's page); one that would not is refused.
+    auto gids = [](int names) {
+        std::string text;
+        for (int i = 0; i < 64; ++i) {
+            char line[96];
+            std::snprintf(line, sizeof(line), "allow gid:fe80::2:c9ff:fe00:%x", 0x1000 + i);
+            text += line;
+            for (int n = 0; n < names; ++n)
+                text += (n ? "," : " names=") + std::string("s") + std::to_string(i) + "_" + std::to_string(n);
+            text += "\n";
+        }
+        return text + "limit sessions=1000000 paths=1000000 connections=1000000 rate=1000000/m burst=1000000\n";
+    };
+    EXPECT_EQ(set_policy(gids(6), &msg), -EINVAL);
+    const std::string head = "the rules take more than 3840 bytes when shown (";
+    const std::string tail = "): use fewer rules or names, or prefixes that cover several";
+    EXPECT_EQ(msg.substr(0, head.size()), head) << msg;
+    ASSERT_GT(msg.size(), head.size() + tail.size());
+    EXPECT_EQ(msg.substr(msg.size() - tail.size()), tail) << msg;
+    ASSERT_EQ(set_policy(gids(0), &msg), 0) << msg;
+    {
+        std::vector<char> page(RTRS_CORE_ADMISSION_SHOW_MAX);
+        const int n = rtrs_core_admission_show(page.data(), page.size());
+        ASSERT_GT(n, 0);
+        EXPECT_NE(std::string(page.data()).find("allow gid:fe80:0000:0000:0000:0002:c9ff:fe00:103f/128\n"),
+                  std::string::npos);
+    }
+    ASSERT_EQ(set_policy("allow 10.77.0.0/24\nlimit paths=4\n"), 0);
+    ASSERT_EQ(set_policy(""), 0);
     // A policy that does not fit the caller's buffer is not half shown.
     char small[16];
     EXPECT_EQ(rtrs_core_admission_show(small, sizeof(small)), -ENOSPC);
@@ -1114,5 +1146,45 @@ TEST(AdmissionServer, RefusalsFromManyAddressesStayBounded) {
     }
     EXPECT_EQ(count_logs("5 refusals of ip:10.79.0.1 (not-allowed) were not logged"), 1) << all_logs();
     EXPECT_EQ(refusals(Verdict::NotAllowed), 215u + static_cast<unsigned>(slots));
+    EXPECT_TRUE(f.finish());
+}
+
+// What is connected stays under a new policy, unless the operator asks:
+// rtrs_core_admission_close_refused() closes each path the policy in
+// effect would refuse now (its address off the list, its session's name
+// not allowed for it), handshakes included, and leaves the rest.
+TEST(AdmissionServer, ClosingWhatANewPolicyRefusesIsTheOperatorsChoice) {
+    h::Fixture f;
+    EXPECT_EQ(rtrs_core_admission_close_refused(), 0) << "nothing to close without rules";
+    auto a = h::client(1, 2, 2);
+    auto b = h::client(2, 2, 3);
+    auto c = h::client(3, 2, 4);
+    auto d = h::client(4, 2, 5);
+    ASSERT_TRUE(f.up(a, "alpha")) << all_logs();
+    ASSERT_TRUE(f.up(b, "beta")) << all_logs();
+    ASSERT_TRUE(f.up(d, "delta")) << all_logs();
+    ASSERT_TRUE(f.connect_all(c));  // no info request yet: a handshake
+    ASSERT_EQ(set_policy("allow 10.77.0.2 names=alpha\nallow 10.77.0.3 names=other\nallow 10.77.0.5\n"), 0);
+    k().run();
+    EXPECT_FALSE(b.con(0)->destroyed) << "a new policy alone closes nothing";
+    EXPECT_FALSE(c.con(0)->destroyed);
+    const auto refused_before = refusals(Verdict::NameNotAllowed) + refusals(Verdict::NotAllowed);
+    EXPECT_EQ(rtrs_core_admission_close_refused(), 2);
+    k().run();
+    EXPECT_TRUE(b.con(0)->destroyed) << "its name is not allowed any more";
+    EXPECT_TRUE(b.con(1)->destroyed);
+    EXPECT_TRUE(c.con(0)->destroyed) << "its address is off the list";
+    EXPECT_FALSE(a.con(0)->destroyed);
+    EXPECT_FALSE(d.con(0)->destroyed);
+    EXPECT_NE(f.sysfs_sess("alpha"), nullptr);
+    EXPECT_EQ(f.sysfs_sess("beta"), nullptr);
+    EXPECT_EQ(count_logs("beta: closing path ip:10.77.0.3@ip:10.77.0.1 (admission policy)"), 1)
+        << all_logs();
+    EXPECT_EQ(count_logs("(unnamed): closing path ip:10.77.0.4@ip:10.77.0.1 (admission policy)"), 1);
+    EXPECT_EQ(refusals(Verdict::NameNotAllowed) + refusals(Verdict::NotAllowed), refused_before)
+        << "closes are not refusals";
+    EXPECT_EQ(f.link_events(RTRS_CORE_LINK_DISCONNECTED), 1) << "the ULP heard of beta going";
+    // Once more: nothing left to close.
+    EXPECT_EQ(rtrs_core_admission_close_refused(), 0);
     EXPECT_TRUE(f.finish());
 }

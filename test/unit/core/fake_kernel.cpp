@@ -17,10 +17,12 @@ Kernel* g_kernel = nullptr;
 // SESSION_EV is taken with none of ours held.
 int rank(rtrs_env_lock_kind k) {
     switch (k) {
+    case RTRS_ENV_LOCK_SERVERS: return 0;
     case RTRS_ENV_LOCK_SERVER: return 1;
     case RTRS_ENV_LOCK_MODULE: return 2;
     case RTRS_ENV_LOCK_PATH_IO: return 3;
     case RTRS_ENV_LOCK_SESSION_EV: return 0;
+    case RTRS_ENV_LOCK_KINDS: break;
     }
     return 9;
 }
@@ -31,6 +33,8 @@ const char* kind_name(rtrs_env_lock_kind k) {
     case RTRS_ENV_LOCK_SERVER: return "SERVER";
     case RTRS_ENV_LOCK_SESSION_EV: return "SESSION_EV";
     case RTRS_ENV_LOCK_PATH_IO: return "PATH_IO";
+    case RTRS_ENV_LOCK_SERVERS: return "SERVERS";
+    case RTRS_ENV_LOCK_KINDS: break;
     }
     return "?";
 }
