@@ -65,6 +65,14 @@ extern struct rtrs_glue_held rtrs_glue_held;
  * "name value" lines. */
 int rtrs_glue_held_show(char *buf, size_t cap);
 
+/*
+ * env_admission.c: the admission rules given at load put in effect (after
+ * rtrs_core_init(); -EINVAL when the core refuses them), and the parameters
+ * cut off from the core (before rtrs_core_exit()).
+ */
+int rtrs_glue_admission_init(void);
+void rtrs_glue_admission_exit(void);
+
 /* env_debugfs.c: /sys/kernel/debug/rtrs-server (nothing when debugfs is absent). */
 void rtrs_glue_debugfs_init(void);
 void rtrs_glue_debugfs_exit(void);

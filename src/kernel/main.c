@@ -186,9 +186,12 @@ static int __init rtrs_srv_init(void)
 	err = rtrs_core_init(&cfg, &budget_mb);
 	if (err)
 		return err;
-	err = rtrs_glue_base_init();
+	err = rtrs_glue_admission_init();
 	if (err)
 		goto core_exit;
+	err = rtrs_glue_base_init();
+	if (err)
+		goto admission_exit;
 	err = rtrs_glue_sysfs_init();
 	if (err) {
 		pr_err("cannot register the rtrs-server class: %d\n", err);
@@ -210,6 +213,8 @@ sysfs_exit:
 	rtrs_glue_sysfs_exit();
 base_exit:
 	rtrs_glue_base_exit();
+admission_exit:
+	rtrs_glue_admission_exit();
 core_exit:
 	rtrs_core_exit();
 	return err;
@@ -241,6 +246,7 @@ static void __exit rtrs_srv_exit(void)
 	rtrs_glue_base_exit();
 	rtrs_glue_debugfs_exit();
 	rtrs_glue_sysfs_exit();
+	rtrs_glue_admission_exit();
 	rtrs_core_exit();
 	if (rtrs_srv_report_held())
 		return;
