@@ -82,7 +82,8 @@ enum class CloseReason : rt::u8 {
     Transport,         // a work request failed
     UlpRefused,        // the ULP refused the session
     SetupFailed,       // a resource for it could not be had
-    Admission,         // the admission policy refuses it now (closed on the operator's word)
+    Admission,         // the admission policy refuses it: its session's name at the info
+                       // request, or anything on the operator's word (close_refused)
 };
 const char* reason_name(CloseReason r);
 

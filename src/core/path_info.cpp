@@ -68,6 +68,7 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
     // another, or the policy may have changed since it connected).
     const Verdict admitted = module()->admit_name(client_, name);
     if (admitted != Verdict::Ok) {
+        *reason = CloseReason::Admission;
         Log l(kErr, log_gate_);
         l.who(sess_name(), name_).put(": bad info request: ").put(verdict_reason(admitted))
             .put(" ('");

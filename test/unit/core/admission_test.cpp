@@ -872,6 +872,8 @@ TEST(AdmissionServer, ANameNotAllowedClosesThePathAtItsInfoRequest) {
                          "allowed for the client's address ('gamma')"),
               1)
         << all_logs();
+    EXPECT_EQ(count_logs("(unnamed): closing path ip:10.77.0.2@ip:10.77.0.1 (admission policy)"), 1)
+        << "closed for what it is, not as a protocol error";
     EXPECT_EQ(f.sysfs_sess("gamma"), nullptr);
     EXPECT_TRUE(b.con(0)->destroyed);
     EXPECT_TRUE(b.con(1)->destroyed);
