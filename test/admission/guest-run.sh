@@ -1,0 +1,192 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Admission, in the guest (issue 26; README "Who may connect"): our
+# rtrs-server with rtrs-null and the userspace client, and upstream's
+# rnbd-client where the peers are given:
+#   - rules given at load (insmod, and modprobe with modprobe.d after a
+#     reload) are in effect before anything listens;
+#   - a client from an address not on the allow-list is refused with
+#     ECONNREFUSED and leaves nothing behind (the held counts, no folder in
+#     the class, no QP of ours), while an allowed client on the same server
+#     is served; a name its entry does not list is refused at the info
+#     request;
+#   - past the rate (a flood of connections from one address) EAGAIN, while
+#     a client from another address still gets in; past a session limit
+#     EDQUOT;
+#   - new rules leave what is connected; admission_close closes what they
+#     refuse and nothing else;
+#   - refusals counted per reason in the parameter, a trace event each,
+#     log lines per address and reason;
+#   - upstream's rnbd-client, refused, reports the server's errno and maps
+#     nothing;
+#   - rtrs-srv shows the rules and the refusals (table, JSON, metrics).
+# Usage: guest-run.sh MODULE_DIR CLIENT [PEERS_DIR|-] [RTRS_SRV|-]
+set -uo pipefail
+moddir=$1 client=$2 peers=${3:--} rtrs_srv=${4:--}
+# shellcheck source=test/fault/lib.sh
+. "$(dirname "$0")/../fault/lib.sh" || exit 2
+params=/sys/module/rtrs_server/parameters
+work=/tmp/admission
+mkdir -p $work
+problems0=$(problem_count)
+cli3=10.77.0.3
+
+rules() { cat $params/admission; }
+# rules_are LINE...: the rules in effect (below the refusals' line) are these.
+rules_are() { test "$(rules | tail -n +2)" = "$(printf '%s\n' "$@")"; }
+set_rules() { printf '%s\n' "$1" >$params/admission; }
+# refused REASON: the count of that reason in the parameter's first line.
+refused() { rules | head -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+# attempt NAME SERVER SRC [ARGS...]: one open of the client (it leaves as
+# soon as its paths are up); prints its exit status and its first line of
+# outcome ("path ... up: ..." or "rejected: ...").
+attempt() {
+	local name=$1 dst=$2 src=$3 out rc
+	shift 3
+	out=$("$client" connect --session "$name" --server "$dst" --src "$src" --exit-after-up \
+		--quiet "$@" 2>>$work/client.err)
+	rc=$?
+	echo "$rc $(echo "$out" | grep -m1 -E '^(path .* up:|rejected)')"
+}
+our_qps() { rdma resource show qp 2>/dev/null | grep -c 'comm \[rtrs' || true; }
+
+step "soft-RoCE (and $cli3 on dummy0); rtrs-server with rules given at load"
+rxe_up || { echo "FAIL: rxe setup"; exit 1; }
+ip addr add $cli3/24 dev dummy0
+wait_gids rxe0:0000:0000:0000:0000:0000:ffff:0a4d:0003 || { echo "FAIL: no GID for $cli3"; exit 1; }
+at_load="allow $cli names=alpha,beta;allow $cli3;limit sessions=2"
+servers_up "admission=\"$at_load\"" || { echo "FAIL: cannot load the modules"; exit 1; }
+rules | sed 's/^/   /'
+check "the rules given at load are in effect" \
+	rules_are "allow $cli/32 names=alpha,beta" "allow $cli3/32" "limit sessions=2"
+servers_down
+check "a bad text at load fails the load" \
+	sh -c "! insmod $moddir/rtrs-server.ko 'admission=\"allow 10.0.0.1/8\"' 2>/dev/null"
+check "saying why" log_has "admission rules refused at load: line 1: " 1
+servers_up "admission=\"$at_load\"" || { echo "FAIL: cannot load the modules again"; exit 1; }
+
+mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing
+tracing=/sys/kernel/tracing
+echo 1 >$tracing/events/rtrs_server/conn_refused/enable && : >$tracing/trace
+
+step "an address not on the list is refused; an allowed one is served"
+got=$(attempt alpha $srv2 $cli2)
+check "$cli2 (not on the list): refused ECONNREFUSED ($got)" test "$got" = "2 rejected: errno -111 (ECONNREFUSED)"
+check "the refusal logged with its address" \
+	log_has "connection request refused: the client's address is not on the allow-list (ip:$cli2)" 1
+check "nothing of it is held (sessions, paths, connections, MRs, chunks)" held_zero 5
+check "no folder in the class" class_empty
+check "no QP of ours" test "$(our_qps)" -eq 0
+check "a conn_refused trace event with errno -111" grep -q "conn_refused: path=ip:$cli2@ip:$srv2 err=-111 " $tracing/trace
+"$client" connect --session alpha --server $srv --src $cli --quiet >$work/alpha.out 2>>$work/client.err &
+alpha=$!
+check "$cli (on the list) serves session alpha" wait_line $work/alpha.out ' up: ' 20
+check "alpha's folder in the class" test -d $class/alpha/paths/$p1
+check "not-allowed counted once" test "$(refused not-allowed)" = 1
+
+step "a name the address's entry does not list is refused at the info request"
+got=$(attempt gamma $srv $cli)
+check "gamma from $cli: its path closed (exit 3: $got)" test "${got%% *}" = 3
+check "logged as a name not allowed" \
+	log_has "bad info request: the session name is not allowed for the client's address ('gamma')" 1
+check "closed as 'admission policy'" log_has "closing path $p1 (admission policy)" 1
+check "no folder gamma" test ! -e $class/gamma
+check "name counted once" test "$(refused name)" = 1
+
+step "a session limit: EDQUOT past it"
+got=$(attempt beta $srv $cli)
+check "beta, $cli's second session: served ($got)" test "${got%% *}" = 0
+"$client" connect --session beta --server $srv --src $cli --quiet >$work/beta.out 2>>$work/client.err &
+beta=$!
+wait_line $work/beta.out ' up: ' 20
+got=$(attempt alpha2 $srv $cli --paths-uuid "$(new_uuid)")
+check "a third session of $cli: refused EDQUOT ($got)" test "$got" = "2 rejected: errno -122 (EDQUOT)"
+check "sessions counted once" test "$(refused sessions)" = 1
+
+step "new rules: a rate for $cli, what is up stays"
+check "new rules taken at once" set_rules "allow 10.77.0.0/24; limit rate=2/s burst=4"
+check "alpha stays" test -d $class/alpha/paths/$p1
+check "a bad text is refused (EINVAL), the rules stay" sh -c "! printf 'allow 10.77.0.1/16\n' >$params/admission"
+check "the kernel log says why" log_has "admission rules refused: line 1: " 1
+check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=2/s burst=4"
+# One path of 8 connections, made as fast as the client can: past the
+# bucket's 4 the requests are refused.
+got=$(attempt flood $srv $cli --cons 8)
+check "a path of 8 connections from $cli: refused EAGAIN ($got)" test "$got" = "2 rejected: errno -11 (EAGAIN)"
+check "the rate refusal logged" \
+	log_has "refused: the client's address asks to connect faster than its rate limit allows (ip:$cli)" 1
+got=$(attempt other $srv $cli3)
+check "meanwhile $cli3 gets in ($got)" test "${got%% *}" = 0
+check "rate counted" test "$(refused rate)" -ge 1
+
+step "admission_close: what the rules refuse now goes, the rest stays"
+set_rules "allow $cli names=beta"
+check "alpha stays under the new rules until asked" test -d $class/alpha
+check "admission_close taken" sh -c "echo 1 >$params/admission_close"
+check "alpha's path closed" wait_gone $class/alpha 10
+check "closed as 'admission policy'" log_has "alpha: closing path $p1 (admission policy)" 1
+check "beta stays" test -d $class/beta/paths/$p1
+check "the client of alpha saw its path close" wait_pid $alpha 30
+check "admission_close takes only 1" sh -c "! echo 0 >$params/admission_close"
+kill $beta 2>/dev/null
+wait $alpha $beta 2>/dev/null
+check "beta gone when its client left" wait_class_empty 20
+check "nothing held after" held_zero 10
+
+if [ "$rtrs_srv" != - ]; then
+	step "rtrs-srv: the rules and the refusals"
+	set_rules "allow 10.77.0.0/24 names=a,b; allow fd00::/64; limit sessions=4 rate=10/m"
+	"$rtrs_srv" admission | sed 's/^/   /'
+	check "rtrs-srv admission -j: the allow-list" sh -c \
+		"'$rtrs_srv' admission -j | grep -q '\"network\":\"10.77.0.0/24\"'"
+	"$rtrs_srv" metrics >$work/metrics.txt
+	check "metrics: the not-allowed refusals ($(refused not-allowed))" \
+		grep -qx "rtrs_server_admission_refusals_total{reason=\"not-allowed\"} $(refused not-allowed)" $work/metrics.txt
+	check "metrics: the rate refusals ($(refused rate))" \
+		grep -qx "rtrs_server_admission_refusals_total{reason=\"rate\"} $(refused rate)" $work/metrics.txt
+else
+	skip "rtrs-srv not given: its admission command is not run here"
+fi
+
+if [ "$peers" != - ]; then
+	step "upstream rnbd-client, refused, reports the server's errno and maps nothing"
+	servers_down || { echo "FAIL: cannot unload"; exit 1; }
+	modprobe null_blk || exit 1
+	insmod_deps "$moddir/rtrs-server.ko" "admission=\"allow $cli\"" &&
+		insmod "$peers/rnbd-against/rnbd-server.ko" &&
+		insmod "$peers/src/rtrs/rtrs-core.ko" &&
+		insmod "$peers/src/rtrs/rtrs-client.ko" &&
+		insmod "$peers/src/rnbd/rnbd-client.ko" || { echo "FAIL: cannot load rnbd"; exit 1; }
+	before=$(rnbd_devices)
+	err=$( (echo "sessname=refused path=ip:$cli2@ip:$srv2 device_path=/dev/nullb0" \
+		>/sys/devices/virtual/rnbd-client/ctl/map_device) 2>&1)
+	check "the map fails with the server's errno (${err##*: })" test "${err##*: }" = "Connection refused"
+	check "no rnbd device made" test "$(rnbd_devices)" = "$before"
+	check "no session in our class" class_empty
+	dev=$(map allowed /dev/nullb0)
+	check "an allowed path maps ($dev)" test -b "$dev"
+	check "its session in our class" test -d $class/allowed
+	[ -b "$dev" ] && echo normal >"/sys/block/${dev#/dev/}/rnbd/unmap_device"
+	check "unmapped" wait_class_empty 20
+	for m in rnbd_client rtrs_client rtrs_core rnbd_server; do rmmod $m || fail "rmmod $m"; done
+else
+	skip "no peers given (the debug kernel's boot): upstream rnbd-client's refusal is not run here"
+fi
+
+step "persistent rules: modprobe.d, read when the module is loaded again"
+servers_down || { echo "FAIL: cannot unload"; exit 1; }
+kver=$(uname -r)
+mods=$work/modules
+mkdir -p $mods/lib/modules/$kver/extra
+cp "$moddir/rtrs-server.ko" $mods/lib/modules/$kver/extra/
+depmod -b $mods "$kver"
+echo "options rtrs_server admission=\"allow $cli3; limit paths=2\"" >/etc/modprobe.d/rtrs-server-admission.conf
+load_deps "$moddir/rtrs-server.ko"
+check "modprobe loads it" modprobe -d $mods rtrs-server
+check "the rules from modprobe.d are in effect" rules_are "allow $cli3/32" "limit paths=2"
+rm -f /etc/modprobe.d/rtrs-server-admission.conf
+check "unloaded" rmmod rtrs_server
+echo 0 >$tracing/events/rtrs_server/conn_refused/enable 2>/dev/null
+
+no_new_problems "$problems0" "the admission suite"
+finish
