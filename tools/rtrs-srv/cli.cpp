@@ -210,8 +210,8 @@ int run(const std::vector<std::string>& args, const Io& io) {
         return usage_error(io, "--persist, --close-refused and -f/--file apply to admission set only", cmd);
     if (o.modprobe_dir && !admission_set)
         return usage_error(io, "--modprobe-dir applies to admission set only", cmd);
-    if (o.params_dir && cmd != "admission")
-        return usage_error(io, "--params-dir applies to admission only", cmd);
+    if (o.params_dir && cmd != "admission" && cmd != "metrics")
+        return usage_error(io, "--params-dir applies to admission and metrics only", cmd);
     if ((o.interval || o.count) && cmd != "watch")
         return usage_error(io, "-i/--interval and -c/--count apply to watch only", cmd);
     if (o.textfile && cmd != "metrics")

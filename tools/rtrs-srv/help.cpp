@@ -113,6 +113,11 @@ format (HELP and TYPE lines; labels session and path):
   rtrs_server_path_ulp_latency_seconds        histograms (cumulative "le"
   rtrs_server_path_transport_latency_seconds  buckets 2^i us), where
                                               rtrs-server's debugfs has them
+  rtrs_server_admission_refusals_total{reason}  refusals of admission control
+      by reason (not-allowed, sessions, paths, connections, rate, name)
+  rtrs_server_admission_allow_list            1 when its allow-list is on
+  rtrs_server_admission_allow_entries         the allow-list's entries
+      (the three where the module has admission control; see --params-dir)
 
 With --textfile DIR, writes DIR/rtrs_server.prom instead (through a
 temporary file and a rename, so a reader never sees half of it), for
@@ -220,7 +225,7 @@ Options (anywhere on the line, before a "--"):
   -i, --interval S       watch: seconds between samples (default 1)
   -c, --count N          watch: stop after N tables
       --textfile DIR     metrics: write DIR/rtrs_server.prom
-      --params-dir DIR   admission: the module's parameters in DIR
+      --params-dir DIR   admission, metrics: the module's parameters in DIR
                          instead of /sys/module/rtrs_server/parameters
   -f, --file FILE        admission set: read the rules from FILE (- stdin)
       --persist          admission set: keep the rules in modprobe.d too

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // admission: show (table, JSON), set (words, a file, standard input;
-// refused rules; --persist, --close-refused), close-refused, against fake
-// parameter folders. The texts the fake module "shows" are
+// refused rules; --persist, --close-refused), close-refused, the metrics,
+// against fake parameter folders. The texts the fake module "shows" are
 // the core's (test/unit/core/admission_test.cpp, Admission::format()).
 #include <gtest/gtest.h>
 
@@ -568,7 +568,7 @@ TEST_F(CliAdmission, UsageErrors) {
               "rtrs-srv: --persist, --close-refused and -f/--file apply to admission set only"},
              {{"admission", "--modprobe-dir", "/tmp"},
               "rtrs-srv: --modprobe-dir applies to admission set only"},
-             {{"list", "--params-dir", "/tmp"}, "rtrs-srv: --params-dir applies to admission only"},
+             {{"list", "--params-dir", "/tmp"}, "rtrs-srv: --params-dir applies to admission and metrics only"},
              {{"admission", "--params-dir="}, "rtrs-srv: --params-dir needs a folder"},
              {{"admission", "set", "--modprobe-dir=", "x"}, "rtrs-srv: --modprobe-dir needs a folder"},
          }) {
@@ -586,4 +586,64 @@ TEST_F(CliAdmission, UsageErrors) {
               "       rtrs-srv admission set [--persist] [--close-refused] (RULES... | -f FILE | -)\n"
               "       rtrs-srv admission close-refused\n"
               "Try 'rtrs-srv --help' for more information.\n");
+}
+
+// --- metrics --------------------------------------------------------------------
+
+TEST_F(CliAdmission, MetricsCountEveryRefusalByReason) {
+    put(params + "/admission", lab_shown);
+    auto r = run({"metrics"});
+    EXPECT_EQ(r.status, exit_ok) << r.err;
+    EXPECT_EQ(r.err, "");
+    const std::string families =
+        "# HELP rtrs_server_admission_refusals_total Connection requests admission control refused "
+        "since the module was loaded, by reason (name: a path whose session name is not allowed, at "
+        "its info request).\n"
+        "# TYPE rtrs_server_admission_refusals_total counter\n"
+        "rtrs_server_admission_refusals_total{reason=\"not-allowed\"} 3\n"
+        "rtrs_server_admission_refusals_total{reason=\"sessions\"} 1\n"
+        "rtrs_server_admission_refusals_total{reason=\"paths\"} 0\n"
+        "rtrs_server_admission_refusals_total{reason=\"connections\"} 0\n"
+        "rtrs_server_admission_refusals_total{reason=\"rate\"} 7\n"
+        "rtrs_server_admission_refusals_total{reason=\"name\"} 2\n"
+        "# HELP rtrs_server_admission_allow_list Whether the admission allow-list is on (1: an "
+        "address on none of its entries is refused).\n"
+        "# TYPE rtrs_server_admission_allow_list gauge\n"
+        "rtrs_server_admission_allow_list 1\n"
+        "# HELP rtrs_server_admission_allow_entries Entries of the admission allow-list (0: every "
+        "address may connect).\n"
+        "# TYPE rtrs_server_admission_allow_entries gauge\n"
+        "rtrs_server_admission_allow_entries 3\n";
+    EXPECT_NE(r.out.find("rtrs_server_loaded 1\n" + families), std::string::npos) << r.out;
+
+    put(params + "/admission", default_shown);
+    r = run({"metrics"});
+    EXPECT_NE(r.out.find("rtrs_server_admission_allow_list 0\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("rtrs_server_admission_allow_entries 0\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("rtrs_server_admission_refusals_total{reason=\"rate\"} 0\n"), std::string::npos);
+}
+
+TEST_F(CliAdmission, MetricsWithoutAdmissionHaveNoneOfIt) {
+    fs::remove(params + "/admission");  // upstream's server: parameters, but no admission
+    auto r = run({"metrics"});
+    EXPECT_EQ(r.status, exit_ok) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(r.out.find("admission"), std::string::npos) << r.out;
+    fs::remove_all(fake.base() + "/module");  // not loaded
+    fake.remove_class();
+    r = run({"metrics"});
+    EXPECT_EQ(r.status, exit_ok) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(r.out.find("admission"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nrtrs_server_loaded 0\n"), std::string::npos) << r.out;
+}
+
+TEST_F(CliAdmission, MetricsGoOnWithoutWhatCannotBeUnderstood) {
+    put(params + "/admission", "");
+    auto r = run({"metrics"});
+    EXPECT_EQ(r.status, exit_ok);
+    EXPECT_EQ(r.err, "rtrs-srv: warning: no admission metrics: cannot understand " + params +
+                         "/admission: it is empty (the module is being loaded or unloaded)\n");
+    EXPECT_EQ(r.out.find("admission"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("rtrs_server_loaded 1\n"), std::string::npos);
 }
