@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "admission.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "help.h"
@@ -24,11 +25,16 @@ struct Options {
     bool pretty = false;
     bool help = false;
     bool version = false;
+    bool persist = false;
+    bool close_refused = false;
     std::optional<std::string> root;
     std::optional<std::string> interval;
     std::optional<std::string> count;
     std::optional<std::string> debugfs_root;
     std::optional<std::string> textfile;
+    std::optional<std::string> params_dir;
+    std::optional<std::string> modprobe_dir;
+    std::optional<std::string> file;
     std::vector<std::string> words;  // the command and its arguments
 };
 
@@ -66,6 +72,9 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
                                              : name == "--interval"     ? &o.interval
                                              : name == "--count"        ? &o.count
                                              : name == "--textfile"     ? &o.textfile
+                                             : name == "--params-dir"   ? &o.params_dir
+                                             : name == "--modprobe-dir" ? &o.modprobe_dir
+                                             : name == "--file"         ? &o.file
                                                                         : nullptr;
             if (slot) {
                 if (inline_value)
@@ -78,6 +87,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
                        : name == "--pretty"    ? &o.pretty
                        : name == "--help"      ? &o.help
                        : name == "--version"   ? &o.version
+                       : name == "--persist"   ? &o.persist
+                       : name == "--close-refused" ? &o.close_refused
                                                : nullptr;
             if (!flag) {
                 error = "unknown option " + name;
@@ -90,11 +101,11 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
             *flag = true;
             continue;
         }
-        // A bundle of short options: -jp, -i0.5, -i 0.5, -c3.
+        // A bundle of short options: -jp, -i0.5, -i 0.5, -c3, -f FILE.
         for (std::size_t k = 1; k < a.size(); ++k) {
             char c = a[k];
-            if (c == 'i' || c == 'c') {
-                auto& slot = c == 'i' ? o.interval : o.count;
+            if (c == 'i' || c == 'c' || c == 'f') {
+                auto& slot = c == 'i' ? o.interval : c == 'c' ? o.count : o.file;
                 if (k + 1 < a.size())
                     slot = a.substr(k + 1);
                 else if (!need_value(i, std::string("-") + c, slot))
@@ -138,7 +149,14 @@ std::optional<long> parse_count(const std::string& s) {
 int usage_error(const Io& io, const std::string& message, const std::string& command = "") {
     io.err << "rtrs-srv: " << message << '\n';
     auto h = command.empty() ? std::nullopt : help::command(command);
-    std::string usage = h ? h->substr(0, h->find('\n') + 1) : help::usage_line();
+    // The command's usage: its help's first line, and the lines that go on
+    // with it (indented under "Usage: ").
+    std::string usage = help::usage_line();
+    if (h) {
+        std::size_t end = h->find('\n') + 1;
+        while (h->compare(end, 7, "       ") == 0) end = h->find('\n', end) + 1;
+        usage = h->substr(0, end);
+    }
     io.err << usage << "Try 'rtrs-srv --help' for more information.\n";
     return exit_usage;
 }
@@ -181,8 +199,19 @@ int run(const std::vector<std::string>& args, const Io& io) {
         if (nargs > max) return usage_error(io, "too many arguments to " + cmd, cmd);
         return std::nullopt;
     };
-    if (o.json && cmd != "list" && cmd != "show")
-        return usage_error(io, "-j/--json and -p/--pretty apply to list and show only", cmd);
+    // admission's own command: show (the default), set or close-refused.
+    const std::string sub = cmd == "admission" && nargs > 0 ? o.words[1] : "";
+    if (cmd == "admission" && !sub.empty() && sub != "show" && sub != "set" && sub != "close-refused")
+        return usage_error(io, "unknown admission command \"" + sub + "\" (show, set or close-refused)", cmd);
+    const bool admission_set = cmd == "admission" && sub == "set";
+    if (o.json && cmd != "list" && cmd != "show" && !(cmd == "admission" && (sub.empty() || sub == "show")))
+        return usage_error(io, "-j/--json and -p/--pretty apply to list, show and admission show only", cmd);
+    if ((o.persist || o.close_refused || o.file) && !admission_set)
+        return usage_error(io, "--persist, --close-refused and -f/--file apply to admission set only", cmd);
+    if (o.modprobe_dir && !admission_set)
+        return usage_error(io, "--modprobe-dir applies to admission set only", cmd);
+    if (o.params_dir && cmd != "admission" && cmd != "metrics")
+        return usage_error(io, "--params-dir applies to admission and metrics only", cmd);
     if ((o.interval || o.count) && cmd != "watch")
         return usage_error(io, "-i/--interval and -c/--count apply to watch only", cmd);
     if (o.textfile && cmd != "metrics")
@@ -207,6 +236,21 @@ int run(const std::vector<std::string>& args, const Io& io) {
     }
     if (debugfs.empty()) return usage_error(io, "--debugfs-root needs a folder");
 
+    auto folder = [&](const std::optional<std::string>& given, const char* env_name,
+                      const char* fallback) -> std::string {
+        if (given) return *given;
+        if (io.getenv) {
+            const char* env = io.getenv(env_name);
+            if (env && *env) return env;
+        }
+        return fallback;
+    };
+    const std::string params = folder(o.params_dir, "RTRS_SRV_PARAMS", admission::default_params_dir);
+    if (params.empty()) return usage_error(io, "--params-dir needs a folder");
+    const std::string modprobe =
+        folder(o.modprobe_dir, "RTRS_SRV_MODPROBE_DIR", admission::default_modprobe_dir);
+    if (modprobe.empty()) return usage_error(io, "--modprobe-dir needs a folder");
+
     Context ctx(root, io.out, io.err);
     ctx.reader.debugfs_root = debugfs;
     ctx.json = o.json;
@@ -214,6 +258,9 @@ int run(const std::vector<std::string>& args, const Io& io) {
     ctx.tty = io.stdout_tty;
     ctx.now = io.now;
     ctx.sleep = io.sleep;
+    ctx.params_dir = params;
+    ctx.modprobe_dir = modprobe;
+    ctx.in = io.in;
 
     if (cmd == "list") {
         if (auto rc = arity(0, 0)) return *rc;
@@ -226,6 +273,35 @@ int run(const std::vector<std::string>& args, const Io& io) {
     if (cmd == "metrics") {
         if (auto rc = arity(0, 0)) return *rc;
         return cmd::metrics(ctx, o.textfile);
+    }
+    if (cmd == "admission") {
+        if (sub.empty() || sub == "show") {
+            if (auto rc = arity(0, 1)) return *rc;
+            return cmd::admission_show(ctx);
+        }
+        if (sub == "close-refused") {
+            if (auto rc = arity(1, 1)) return *rc;
+            return cmd::admission_close_refused(ctx);
+        }
+        // set: RULES... (one text), -f FILE, or "-" (standard input).
+        cmd::AdmissionSet set;
+        set.persist = o.persist;
+        set.close_refused = o.close_refused;
+        std::vector<std::string> rules(o.words.begin() + 2, o.words.end());
+        if (o.file) {
+            if (!rules.empty())
+                return usage_error(io, "admission set takes rules or -f FILE, not both", cmd);
+            if (o.file->empty()) return usage_error(io, "-f/--file needs a file", cmd);
+            set.file = *o.file;
+        } else if (rules.size() == 1 && rules[0] == "-") {
+            set.file = "-";
+        } else if (rules.empty()) {
+            return usage_error(io, "admission set needs rules, -f FILE or - (standard input); "
+                                   "'' sets the default (no rules)", cmd);
+        } else {
+            for (const auto& w : rules) set.text += (set.text.empty() ? "" : " ") + w;
+        }
+        return cmd::admission_set(ctx, set);
     }
     if (cmd == "disconnect") {
         if (auto rc = arity(2, 2)) return *rc;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <istream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ struct Io {
     bool stdout_tty = false;
     std::function<double()> now;           // empty: the real clock
     std::function<void(double)> sleep;     // empty: a real sleep
+    std::istream* in = nullptr;            // standard input (admission set -)
 };
 
 // Runs rtrs-srv with `args` (argv without argv[0]); returns the exit status.

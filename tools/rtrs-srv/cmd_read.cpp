@@ -38,7 +38,22 @@ int metrics(Context& ctx, const std::optional<std::string>& textfile_dir) {
     // No class folder: the module is not loaded, which is a value to
     // report (rtrs_server_loaded 0), not a failure of the collector.
     if (err && err != ENOENT) return class_error(ctx, err);
-    std::string text = metrics::exposition(snap, err == 0);
+    // Admission control's counters, where the module has them: none
+    // without its parameters folder (not loaded) or its admission file
+    // (upstream's server); one that cannot be read is said, and left out.
+    std::optional<admission::State> adm;
+    const std::string file = fsio::join(ctx.params_dir, "admission");
+    std::string shown;
+    if (int rerr = fsio::read_file(file, shown)) {
+        if (rerr != ENOENT && rerr != ENOTDIR)
+            ctx.error("warning: no admission metrics: cannot read " + printable(file) + ": " +
+                      std::strerror(rerr));
+    } else {
+        std::string why;
+        adm = admission::parse_shown(shown, why);
+        if (!adm) ctx.error("warning: no admission metrics: cannot understand " + printable(file) + ": " + why);
+    }
+    std::string text = metrics::exposition(snap, err == 0, adm ? &*adm : nullptr);
     if (!textfile_dir) {
         ctx.out << text;
         return exit_ok;

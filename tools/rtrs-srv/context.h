@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <istream>
 #include <ostream>
 #include <string>
 
@@ -21,6 +22,12 @@ struct Context {
     bool json = false;
     bool pretty = false;
     bool tty = false;  // stdout is a terminal: watch redraws in place
+
+    // The module's parameters folder (admission), the modprobe.d folder
+    // (admission set --persist), and standard input (nullptr: none).
+    std::string params_dir;
+    std::string modprobe_dir;
+    std::istream* in = nullptr;
 
     // Seconds on a monotonic clock, and a sleep; real ones by default.
     std::function<double()> now;

@@ -113,12 +113,73 @@ format (HELP and TYPE lines; labels session and path):
   rtrs_server_path_ulp_latency_seconds        histograms (cumulative "le"
   rtrs_server_path_transport_latency_seconds  buckets 2^i us), where
                                               rtrs-server's debugfs has them
+  rtrs_server_admission_refusals_total{reason}  refusals of admission control
+      by reason (not-allowed, sessions, paths, connections, rate, name)
+  rtrs_server_admission_allow_list            1 when its allow-list is on
+  rtrs_server_admission_allow_entries         the allow-list's entries
+      (the three where the module has admission control; see --params-dir)
 
 With --textfile DIR, writes DIR/rtrs_server.prom instead (through a
 temporary file and a rename, so a reader never sees half of it), for
 node_exporter's textfile collector (Debian's reads
 /var/lib/prometheus/node-exporter). The module not loaded is no error:
 rtrs_server_loaded is 0 then. Latency needs root (debugfs).
+)TXT";
+
+constexpr const char* admission_help = R"TXT(Usage: rtrs-srv [-j [-p]] admission [show]
+       rtrs-srv admission set [--persist] [--close-refused] (RULES... | -f FILE | -)
+       rtrs-srv admission close-refused
+
+Admission control: which client addresses may connect to rtrs-server, with
+which session names, and how much one address may hold. Through the
+module's parameters admission and admission_close, in
+/sys/module/rtrs_server/parameters (--params-dir).
+
+admission, admission show: the rules in effect and the refusals so far:
+
+  allow-list   off (every address may connect), or its entries: each a
+               NETWORK and the only NAMES its clients may use (or any name)
+  LIMIT        sessions, paths, connections (what one client address may
+               hold), rate and burst (how fast it may ask): each or "none"
+  REFUSED      the connection requests refused so far, by reason:
+               not-allowed, sessions, paths, connections, rate, name
+
+With -j/--json, one JSON object:
+  {"allow_list":true,"allow":[{"network":"10.77.0.0/24","family":"ipv4",
+    "names":["a","b"]}],"limits":{"sessions":2,"paths":null,
+    "connections":null,"rate":"10/s","burst":20},"refused":{"not-allowed":3,
+    "sessions":0,"paths":0,"connections":0,"rate":0,"name":0},
+    "rules":["allow 10.77.0.0/24 names=a,b","limit sessions=2 rate=10/s burst=20"]}
+"names" is null for any name; a limit not set is null. -p/--pretty indents it.
+
+admission set: puts new rules in effect, from the next connection request
+on (what is connected stays, unless --close-refused). The rules, one a line,
+';' ending one as a newline does, '#' a comment to the end of its line:
+
+  allow ADDR[/PREFIX] [names=NAME[,NAME...]]
+  limit [sessions=N] [paths=N] [connections=N] [rate=R/s|R/m] [burst=B]
+
+ADDR is IPv4, IPv6, or gid: and a GID. Once there is an allow rule, an
+address on none is refused; the longest matching network decides. Without
+any rule (an empty text: '') every address may connect, with no limit.
+RULES words are joined by spaces into one text; -f FILE reads a file, and
+- standard input. The rules are checked first with the module's own parser:
+rules it would refuse are reported ("line N: why") and nothing is written
+(exit status 2). Then they are written to the admission parameter in one
+write. Needs root.
+
+  --persist        also keep them for the module's next load (after a
+                   reboot): /etc/modprobe.d/rtrs-server-admission.conf
+                   (--modprobe-dir), written through a temporary file and
+                   a rename; the default rules remove it
+  --close-refused  then close every path the new rules refuse
+
+admission close-refused: closes every path the rules in effect refuse
+(writes 1 to admission_close). Needs root.
+
+Exit status 3 if the module is not loaded or has no admission control, 4 if
+permission is denied, 1 if the module refused a write (its reason is in the
+kernel log).
 )TXT";
 
 constexpr const char* help_help = R"TXT(Usage: rtrs-srv help [COMMAND]
@@ -130,7 +191,9 @@ Prints the help of the tool, or of one command (as rtrs-srv COMMAND --help).
 
 std::string usage_line() {
     return "Usage: rtrs-srv [OPTIONS] {list | show SESSION | disconnect SESSION PATH |\n"
-           "                reset-stats SESSION [PATH] | watch [-i S] [-c N] | help [COMMAND]}\n";
+           "                reset-stats SESSION [PATH] | watch [-i S] [-c N] |\n"
+           "                metrics [--textfile DIR] | admission [show | set RULES | close-refused] |\n"
+           "                help [COMMAND]}\n";
 }
 
 std::string tool() {
@@ -138,7 +201,8 @@ std::string tool() {
 Administers the RTRS server (the rtrs-server kernel module, or the upstream
 rtrs-server) through its sysfs class, /sys/class/rtrs-server: lists its
 sessions and their paths with their counters, watches the I/O rates, closes
-a path, zeroes counters.
+a path, zeroes counters; shows and sets the rules of who may connect
+(admission control, rtrs-server's module parameters).
 
 Commands:
   list                        every path of every session, one row a path
@@ -147,6 +211,9 @@ Commands:
   reset-stats SESSION [PATH]  zero the counters of a path, or of all paths
   watch [-i S] [-c N]         I/O rates every S seconds (default 1), N times
   metrics [--textfile DIR]    Prometheus metrics, on stdout or in DIR
+  admission [show]            the admission rules in effect, the refusals
+  admission set RULES         set the rules (needs root); -f FILE, - (stdin)
+  admission close-refused     close the paths the rules refuse (needs root)
   help [COMMAND]              this text, or a command's
 
 Options (anywhere on the line, before a "--"):
@@ -158,6 +225,13 @@ Options (anywhere on the line, before a "--"):
   -i, --interval S       watch: seconds between samples (default 1)
   -c, --count N          watch: stop after N tables
       --textfile DIR     metrics: write DIR/rtrs_server.prom
+      --params-dir DIR   admission, metrics: the module's parameters in DIR
+                         instead of /sys/module/rtrs_server/parameters
+  -f, --file FILE        admission set: read the rules from FILE (- stdin)
+      --persist          admission set: keep the rules in modprobe.d too
+      --close-refused    admission set: then close what the rules refuse
+      --modprobe-dir DIR admission set --persist: DIR instead of
+                         /etc/modprobe.d
   -h, --help             help of the tool, or of the command given
   -V, --version          print the version
 
@@ -169,13 +243,15 @@ Names are printed with control characters escaped ("\n", "\x1b").
 Environment:
   RTRS_SRV_SYSFS   the class folder, if --sysfs-root is not given
   RTRS_SRV_DEBUGFS the debugfs folder, if --debugfs-root is not given
+  RTRS_SRV_PARAMS  the parameters folder, if --params-dir is not given
+  RTRS_SRV_MODPROBE_DIR  the modprobe.d folder, if --modprobe-dir is not given
 
 Exit status:
   0  success
   1  the kernel refused a write (its error is shown), or an I/O error
-  2  bad command line
+  2  bad command line, or admission rules the module would refuse
   3  no such session or path, or no /sys/class/rtrs-server (module not loaded)
-  4  permission denied (disconnect and reset-stats need root)
+  4  permission denied (disconnect, reset-stats and admission set need root)
 
 Examples:
   rtrs-srv list
@@ -185,6 +261,8 @@ Examples:
   rtrs-srv reset-stats "backup 1"
   rtrs-srv watch --interval 0.5
   rtrs-srv metrics --textfile /var/lib/prometheus/node-exporter
+  rtrs-srv admission set --persist 'allow 10.77.0.0/24 names=vm1,vm2; limit rate=10/s'
+  rtrs-srv -j admission | jq .refused
 
 See rtrs-srv COMMAND --help for each command, and rtrs-srv(8).
 )TXT";
@@ -197,6 +275,7 @@ std::optional<std::string> command(const std::string& name) {
     if (name == "reset-stats") return reset_help;
     if (name == "watch") return watch_help;
     if (name == "metrics") return metrics_help;
+    if (name == "admission") return admission_help;
     if (name == "help") return help_help;
     return std::nullopt;
 }

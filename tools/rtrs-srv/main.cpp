@@ -9,7 +9,7 @@
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
     rtrs_srv::Io io{std::cout, std::cerr, [](const char* n) { return std::getenv(n); },
-                    isatty(STDOUT_FILENO) == 1, {}, {}};
+                    isatty(STDOUT_FILENO) == 1, {}, {}, &std::cin};
     int rc = rtrs_srv::run(std::vector<std::string>(argv + 1, argv + argc), io);
     std::cout.flush();
     if (!std::cout) {

@@ -100,14 +100,31 @@ void histogram(Writer& w, const Snapshot& snap, const char* which, const char* h
     }
 }
 
+// Admission control: the refusals by reason, the allow-list.
+void admission_families(Writer& w, const admission::State& a) {
+    const std::string p = std::string(prefix) + "admission_";
+    w.family(p + "refusals_total", "counter",
+             "Connection requests admission control refused since the module was loaded, by reason "
+             "(name: a path whose session name is not allowed, at its info request).");
+    for (const auto& [reason, count] : a.refused)
+        w.sample(p + "refusals_total", "reason=\"" + label_value(reason) + "\"", std::to_string(count));
+    w.family(p + "allow_list", "gauge",
+             "Whether the admission allow-list is on (1: an address on none of its entries is refused).");
+    w.sample(p + "allow_list", "", a.policy.allow_list() ? "1" : "0");
+    w.family(p + "allow_entries", "gauge",
+             "Entries of the admission allow-list (0: every address may connect).");
+    w.sample(p + "allow_entries", "", std::to_string(a.policy.allow.size()));
+}
+
 }  // namespace
 
-std::string exposition(const Snapshot& snap, bool loaded) {
+std::string exposition(const Snapshot& snap, bool loaded, const admission::State* admission) {
     Writer w;
     const std::string p = prefix;
     w.family(p + "loaded", "gauge",
              "Whether the RTRS server's sysfs class (/sys/class/rtrs-server) exists.");
     w.sample(p + "loaded", "", loaded ? "1" : "0");
+    if (admission) admission_families(w, *admission);
     if (!loaded) return w.str();
 
     w.family(p + "session_paths_up", "gauge", "Paths of the session that are up (in sysfs).");

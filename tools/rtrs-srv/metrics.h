@@ -6,13 +6,16 @@
 
 #include <string>
 
+#include "admission.h"
 #include "model.h"
 
 namespace rtrs_srv::metrics {
 
 // Every metric of the snapshot; loaded: whether the class folder exists
-// (without it only rtrs_server_loaded 0).
-std::string exposition(const Snapshot& snap, bool loaded);
+// (without it only rtrs_server_loaded 0). With `admission` (the module's
+// admission parameter, read), its refusals by reason and its allow-list.
+std::string exposition(const Snapshot& snap, bool loaded,
+                       const admission::State* admission = nullptr);
 
 // A label value as the format wants it: \ " and newline escaped, bytes
 // that are not UTF-8 replaced by U+FFFD.

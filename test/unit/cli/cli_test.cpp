@@ -73,7 +73,7 @@ TEST_F(CliArgs, Help) {
     auto r = run_cli({"--help"});
     EXPECT_EQ(r.status, exit_ok);
     EXPECT_EQ(r.out, help::tool());
-    for (const char* c : {"list", "show", "disconnect", "reset-stats", "watch", "help"}) {
+    for (const char* c : {"list", "show", "disconnect", "reset-stats", "watch", "metrics", "admission", "help"}) {
         auto a = run_cli({c, "--help"});
         auto b = run_cli({"help", c});
         auto h = run_cli({"-h", c});
@@ -115,8 +115,8 @@ TEST_F(CliArgs, UsageErrors) {
              {{"reset-stats"}, "rtrs-srv: missing argument to reset-stats"},
              {{"reset-stats", "a", "b", "c"}, "rtrs-srv: too many arguments to reset-stats"},
              {{"-j", "disconnect", "s", "p"},
-              "rtrs-srv: -j/--json and -p/--pretty apply to list and show only"},
-             {{"-p", "watch"}, "rtrs-srv: -j/--json and -p/--pretty apply to list and show only"},
+              "rtrs-srv: -j/--json and -p/--pretty apply to list, show and admission show only"},
+             {{"-p", "watch"}, "rtrs-srv: -j/--json and -p/--pretty apply to list, show and admission show only"},
              {{"list", "-c", "2"}, "rtrs-srv: -i/--interval and -c/--count apply to watch only"},
              {{"watch", "-i", "0"}, "rtrs-srv: bad interval \"0\": seconds, more than 0, at most 86400"},
              {{"watch", "--interval=-1"},

@@ -36,11 +36,31 @@ check() {
 	fi
 }
 export RTRS_SRV_SYSFS=$root
-check "rtrs-srv " list show disconnect reset-stats watch metrics help
+check "rtrs-srv " list show disconnect reset-stats watch metrics admission help
 check "rtrs-srv re" reset-stats
 check "rtrs-srv -j l" list
 check "rtrs-srv --" --json --pretty --sysfs-root --debugfs-root --help --version
 check "rtrs-srv metrics --t" --textfile
+check "rtrs-srv metrics --p" --pretty --params-dir
+check "rtrs-srv a" admission
+check "rtrs-srv admission " show set close-refused
+check "rtrs-srv -j admission s" show set
+check "rtrs-srv admission c" close-refused
+check "rtrs-srv admission --pa" --params-dir
+check "rtrs-srv admission set --p" --pretty --params-dir --persist
+check "rtrs-srv admission set --c" --close-refused
+check "rtrs-srv admission set --persist --m" --modprobe-dir
+check "rtrs-srv admission set --f" --file
+check "rtrs-srv admission show --p" --pretty --params-dir
+: >"$root/../rules.txt"
+check "rtrs-srv admission set -f $root/../rul" "$root/../rules.txt"
+check "rtrs-srv admission set --file $root/../rul" "$root/../rules.txt"
+check "rtrs-srv --params-dir $root/../rul"
+check "rtrs-srv --params-dir $root/le" "$root/legacy"
+check "rtrs-srv admission set --modprobe-dir $root/le" "$root/legacy"
+check "rtrs-srv --params-dir /nonexistent admission " show set close-refused
+check "rtrs-srv admission set allow "
+check "rtrs-srv admission show "
 check "rtrs-srv watch --i" --interval
 check "rtrs-srv watch -i 1 --c" --count
 check "rtrs-srv help d" disconnect

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -27,8 +28,10 @@ struct Result {
 };
 
 // Runs the binary with `args`, with `env` added to the environment and
-// RTRS_SRV_SYSFS removed unless given there.
-Result run(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+// RTRS_SRV_SYSFS removed unless given there; standard input from
+// `stdin_file` (if not empty).
+Result run(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+           const std::string& stdin_file = "") {
     std::vector<std::string> envs;
     for (char** e = environ; *e; ++e)
         if (std::strncmp(*e, "RTRS_SRV_SYSFS=", 15) != 0) envs.emplace_back(*e);
@@ -45,6 +48,7 @@ Result run(const std::vector<std::string>& args, const std::vector<std::string>&
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    if (!stdin_file.empty()) posix_spawn_file_actions_addopen(&fa, 0, stdin_file.c_str(), O_RDONLY, 0);
     pid_t pid;
     int rc = posix_spawn(&pid, RTRS_SRV_BINARY, &fa, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&fa);
@@ -256,4 +260,41 @@ TEST_F(CliE2e, HelpAndVersion) {
     auto v = run({"--version"});
     EXPECT_EQ(v.status, 0);
     EXPECT_EQ(v.out, "rtrs-srv " RTRS_SRV_VERSION "\n");
+}
+
+TEST_F(CliE2e, AdmissionSetFromStandardInputThenShow) {
+    // The core's parser is linked into the binary, and - reads its stdin.
+    const std::string params = fake.base() + "/parameters";
+    std::filesystem::create_directories(params);
+    {
+        std::ofstream(params + "/admission")
+            << "# refused so far: not-allowed=0 sessions=0 paths=0 connections=0 rate=0 name=0\n"
+               "# no allow rule: every address may connect\n# no limit\n";
+        std::ofstream(fake.base() + "/rules") << "allow fd00::/64 names=vm1 # the lab\nlimit rate=5/s\n";
+        std::ofstream(fake.base() + "/bad") << "allow fd00::1/64\n";
+    }
+    auto bad = run({"admission", "set", "-"}, {"RTRS_SRV_PARAMS=" + params}, fake.base() + "/bad");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_EQ(bad.err, "rtrs-srv: bad rules in standard input (nothing written): line 1: 'fd00::1/64' has "
+                       "bits set past its prefix: the network is fd00::/64; a single address needs no "
+                       "prefix\n");
+    auto set = run({"admission", "set", "-"}, {"RTRS_SRV_PARAMS=" + params}, fake.base() + "/rules");
+    EXPECT_EQ(set.status, 0) << set.err;
+    EXPECT_EQ(set.out, "admission rules set:\n  allow fd00::/64 names=vm1\n  limit rate=5/s burst=5\n");
+    std::ifstream in(params + "/admission");
+    std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(written, "allow fd00::/64 names=vm1\nlimit rate=5/s burst=5\n");
+    // What the module would show then: the refusals, then those rules.
+    {
+        std::ofstream(params + "/admission")
+            << "# refused so far: not-allowed=1 sessions=0 paths=0 connections=0 rate=4 name=0\n" + written;
+    }
+    auto show = run({"--params-dir", params, "-j", "admission"});
+    EXPECT_EQ(show.status, 0) << show.err;
+    EXPECT_EQ(show.out,
+              "{\"allow_list\":true,\"allow\":[{\"network\":\"fd00::/64\",\"family\":\"ipv6\","
+              "\"names\":[\"vm1\"]}],\"limits\":{\"sessions\":null,\"paths\":null,\"connections\":null,"
+              "\"rate\":\"5/s\",\"burst\":5},\"refused\":{\"not-allowed\":1,\"sessions\":0,\"paths\":0,"
+              "\"connections\":0,\"rate\":4,\"name\":0},\"rules\":[\"allow fd00::/64 names=vm1\","
+              "\"limit rate=5/s burst=5\"]}\n");
 }

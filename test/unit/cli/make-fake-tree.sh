@@ -5,7 +5,9 @@
 # three sessions: two IPv4 paths, an IPv6 path, and a session of an upstream
 # server (four counters, no inflight). Prints the class folder to use with
 # rtrs-srv --sysfs-root. The paths of "backup 1" also have latency files in
-# a fake debugfs, DIR/debug/rtrs-server (rtrs-srv --debugfs-root). For the
+# a fake debugfs, DIR/debug/rtrs-server (rtrs-srv --debugfs-root), and the
+# module's parameters folder, with admission rules and refusals, is
+# DIR/module/rtrs_server/parameters (rtrs-srv --params-dir). For the
 # README's examples and by-hand tries:
 #   root=$(sh test/unit/cli/make-fake-tree.sh /tmp/fake) && rtrs-srv --sysfs-root "$root" list
 set -eu
@@ -59,4 +61,16 @@ session vm-images
 path vm-images ip:fd00::2 ip:fd00::1 rxe0 1 "0 0 0 0 0"
 session legacy
 path legacy ip:10.77.0.3 ip:10.77.0.1 mlx5_0 1 "5 20480 0 0"
+# The module's parameters: admission as the core shows it (the refusals so
+# far, then the rules), admission_close write-only.
+params=$dir/module/rtrs_server/parameters
+mkdir -p "$params"
+printf '%s\n' \
+	'# refused so far: not-allowed=3 sessions=0 paths=1 connections=0 rate=12 name=2' \
+	'allow 10.77.0.0/16 names=vm-images,legacy' \
+	'allow fd00::/64' \
+	'limit sessions=4 rate=10/s burst=20' >"$params/admission"
+: >"$params/admission_close"
+chmod 0644 "$params/admission"
+chmod 0200 "$params/admission_close"
 echo "$class"

@@ -15,10 +15,21 @@ if [ -n "$warnings" ]; then
 	fails=$((fails + 1))
 fi
 text=$(MANWIDTH=200 groff -man -Tutf8 -rLL=200n "$page" 2>/dev/null | sed 's/.\x08//g')
-for word in list show disconnect reset-stats watch metrics help \
+for word in list show disconnect reset-stats watch metrics admission close-refused help \
 	--json --pretty --sysfs-root --debugfs-root --textfile --interval --count --help --version \
-	RTRS_SRV_SYSFS RTRS_SRV_DEBUGFS; do
+	--params-dir --file --persist --close-refused --modprobe-dir \
+	RTRS_SRV_SYSFS RTRS_SRV_DEBUGFS RTRS_SRV_PARAMS RTRS_SRV_MODPROBE_DIR; do
 	"$bin" --help | grep -q -- "$word" || { echo "FAIL: --help lacks $word"; fails=$((fails + 1)); }
+	printf '%s\n' "$text" | grep -q -- "$word" || { echo "FAIL: the man page lacks $word"; fails=$((fails + 1)); }
+done
+# The sections that document a command's output in full.
+for section in JSON ADMISSION; do
+	printf '%s\n' "$text" | grep -qx "$section" ||
+		{ echo "FAIL: the man page lacks the section $section"; fails=$((fails + 1)); }
+done
+# Every admission metric and refusal reason the tool prints.
+for word in rtrs_server_admission_refusals_total rtrs_server_admission_allow_list \
+	rtrs_server_admission_allow_entries not-allowed allow_list refused; do
 	printf '%s\n' "$text" | grep -q -- "$word" || { echo "FAIL: the man page lacks $word"; fails=$((fails + 1)); }
 done
 for status in 0 1 2 3 4; do
