@@ -552,6 +552,16 @@ void Policy::format(rt::StrBuf& out) const {
     out.put('\n');
 }
 
+rt::Result<void> Policy::format_within(char* buf, char* msg, rt::usize cap) const {
+    rt::StrBuf out(buf, kAdmitShowRules + 1);
+    format(out);
+    if (!out.truncated()) return {};
+    rt::StrBuf(msg, cap).put("the rules take more than ").dec(rt::u32{kAdmitShowRules})
+        .put(" bytes when shown (").dec(static_cast<rt::u64>(out.wanted()))
+        .put("): use fewer rules or names, or prefixes that cover several");
+    return rt::err(rt::errc::inval);
+}
+
 // --- the decisions ------------------------------------------------------------------
 
 Verdict Admission::admit_connection(const rtrs_core_addr& client, rt::u64 now_ms,

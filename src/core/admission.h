@@ -157,6 +157,10 @@ public:
     bool name_allowed(const AllowEntry& e, rt::Bytes name) const;
     // The rules as text that parse() reads back to the same policy.
     void format(rt::StrBuf& out) const;
+    // The same into buf (kAdmitShowRules + 1 bytes); EINVAL, with why in
+    // msg (cap bytes), when they do not fit: rules in effect must show
+    // whole in a page (Module::set_admission, and rtrs-srv's own check).
+    rt::Result<void> format_within(char* buf, char* msg, rt::usize cap) const;
 
 private:
     rt::Result<void> parse_line(const char* p, const char* end, rt::u32 line,

@@ -200,13 +200,7 @@ rt::Result<void> fits_when_shown(const Policy& p, char* msg, rt::usize cap) {
         rt::StrBuf(msg, cap).put("no memory for the policy");
         return rt::err(rt::errc::nomem);
     }
-    rt::StrBuf out(made.value()->text, sizeof(made.value()->text));
-    p.format(out);
-    if (!out.truncated()) return {};
-    rt::StrBuf(msg, cap).put("the rules take more than ").dec(rt::u32{kAdmitShowRules})
-        .put(" bytes when shown (").dec(static_cast<rt::u64>(out.wanted()))
-        .put("): use fewer rules or names, or prefixes that cover several");
-    return rt::err(rt::errc::inval);
+    return p.format_within(made.value()->text, msg, cap);
 }
 
 }  // namespace

@@ -19,14 +19,9 @@ bool canonical(const char* text, __SIZE_TYPE__ len, char* rules, char* msg) {
     rules[0] = '\0';
     msg[0] = '\0';
     if (!p.parse(text, len, msg, kMessageCap).ok()) return false;
-    // The module's own check (core::Module::set_admission, module.cpp): the
-    // rules must show whole in a page, in this many bytes. Its words.
-    rt::StrBuf out(rules, core::kAdmitShowRules + 1);
-    p.format(out);
-    if (!out.truncated()) return true;
-    rt::StrBuf(msg, kMessageCap).put("the rules take more than ").dec(rt::u32{core::kAdmitShowRules})
-        .put(" bytes when shown (").dec(static_cast<rt::u64>(out.wanted()))
-        .put("): use fewer rules or names, or prefixes that cover several");
+    // The module's own check (core::Module::set_admission): the rules must
+    // show whole in a page.
+    if (p.format_within(rules, msg, kMessageCap).ok()) return true;
     rules[0] = '\0';
     return false;
 }
