@@ -135,10 +135,21 @@ check "nothing held after" held_zero 10
 
 if [ "$rtrs_srv" != - ]; then
 	step "rtrs-srv: the rules and the refusals"
-	set_rules "allow 10.77.0.0/24 names=a,b; allow fd00::/64; limit sessions=4 rate=10/m"
+	check "rtrs-srv admission set" "$rtrs_srv" admission set "allow 10.77.0.0/24 names=a,b;" \
+		"allow fd00::/64; limit sessions=4 rate=10/m"
+	check "in effect" rules_are "allow 10.77.0.0/24 names=a,b" "allow fd00::/64" \
+		"limit sessions=4 rate=10/m burst=10"
 	"$rtrs_srv" admission | sed 's/^/   /'
-	check "rtrs-srv admission -j: the allow-list" sh -c \
-		"'$rtrs_srv' admission -j | grep -q '\"network\":\"10.77.0.0/24\"'"
+	"$rtrs_srv" admission -j >$work/admission.json
+	check "rtrs-srv admission -j: the allow-list" \
+		grep -qF '"allow":[{"network":"10.77.0.0/24","family":"ipv4","names":["a","b"]}' $work/admission.json
+	check "rtrs-srv admission -j: the refusals" \
+		grep -qF "\"refused\":{\"not-allowed\":$(refused not-allowed)," $work/admission.json
+	check "rtrs-srv refuses a bad text itself, writing nothing" \
+		sh -c "! '$rtrs_srv' admission set 'allow 10.0.0.1/8' 2>$work/bad.err"
+	check "with the module's own words" grep -qF "line 1: " $work/bad.err
+	check "the rules unchanged" rules_are "allow 10.77.0.0/24 names=a,b" \
+		"allow fd00::/64" "limit sessions=4 rate=10/m burst=10"
 	"$rtrs_srv" metrics >$work/metrics.txt
 	check "metrics: the not-allowed refusals ($(refused not-allowed))" \
 		grep -qx "rtrs_server_admission_refusals_total{reason=\"not-allowed\"} $(refused not-allowed)" $work/metrics.txt
@@ -180,11 +191,24 @@ mods=$work/modules
 mkdir -p $mods/lib/modules/$kver/extra
 cp "$moddir/rtrs-server.ko" $mods/lib/modules/$kver/extra/
 depmod -b $mods "$kver"
-echo "options rtrs_server admission=\"allow $cli3; limit paths=2\"" >/etc/modprobe.d/rtrs-server-admission.conf
+conf=/etc/modprobe.d/rtrs-server-admission.conf
 load_deps "$moddir/rtrs-server.ko"
+if [ "$rtrs_srv" != - ]; then
+	insmod "$moddir/rtrs-server.ko" &&
+		check "rtrs-srv admission set --persist" "$rtrs_srv" admission set --persist "allow $cli3; limit paths=2"
+	sed 's/^/   /' $conf
+	rmmod rtrs_server
+else
+	echo "options rtrs_server admission=\"allow $cli3; limit paths=2\"" >$conf
+fi
 check "modprobe loads it" modprobe -d $mods rtrs-server
 check "the rules from modprobe.d are in effect" rules_are "allow $cli3/32" "limit paths=2"
-rm -f /etc/modprobe.d/rtrs-server-admission.conf
+if [ "$rtrs_srv" != - ]; then
+	check "back to the default, persisted" "$rtrs_srv" admission set --persist ""
+	check "which removes the file" test ! -e $conf
+	check "in effect" rules_are "# no allow rule: every address may connect" "# no limit"
+fi
+rm -f $conf
 check "unloaded" rmmod rtrs_server
 echo 0 >$tracing/events/rtrs_server/conn_refused/enable 2>/dev/null
 
