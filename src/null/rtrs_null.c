@@ -11,7 +11,9 @@
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "rtrs/rtrs-srv.h"
 
@@ -27,6 +29,26 @@ static unsigned int link_delay_ms;
 module_param(link_delay_ms, uint, 0644);
 MODULE_PARM_DESC(link_delay_ms,
 		 "Sleep this long in each CONNECTED event before taking the session (tests; default 0)");
+
+static unsigned int answer_delay_ms;
+module_param(answer_delay_ms, uint, 0644);
+MODULE_PARM_DESC(answer_delay_ms,
+		 "Answer each I/O request this long after it came, from a work item, so that requests are in flight with the ULP (tests; default 0: at once)");
+
+/* A request answered later (answer_delay_ms). */
+struct rtrs_null_late {
+	struct delayed_work dw;
+	struct rtrs_srv_op *id;
+};
+static struct workqueue_struct *rtrs_null_wq;
+
+static void rtrs_null_answer_late(struct work_struct *w)
+{
+	struct rtrs_null_late *late = container_of(to_delayed_work(w), struct rtrs_null_late, dw);
+
+	rtrs_srv_resp_rdma(late->id, 0);
+	kfree(late);
+}
 
 /*
  * What a session's priv says (rtrs_srv_set_sess_priv): NULL, never told of
@@ -82,6 +104,17 @@ static int rtrs_null_rdma_ev(void *priv, struct rtrs_srv_op *id, void *data,
 	 * (dropped), for a read it is what goes back, so zero it.
 	 */
 	memset(data, 0, datalen);
+	if (answer_delay_ms) {
+		/* Completion context: no sleeping allocation. */
+		struct rtrs_null_late *late = kmalloc(sizeof(*late), GFP_ATOMIC);
+
+		if (late) {
+			late->id = id;
+			INIT_DELAYED_WORK(&late->dw, rtrs_null_answer_late);
+			queue_delayed_work(rtrs_null_wq, &late->dw, msecs_to_jiffies(answer_delay_ms));
+			return 0;
+		}
+	}
 	rtrs_srv_resp_rdma(id, 0);
 	return 0;
 }
@@ -111,17 +144,23 @@ static struct rtrs_srv_ops rtrs_null_ops = {
 
 static int __init rtrs_null_init(void)
 {
+	rtrs_null_wq = alloc_workqueue("rtrs_null", WQ_UNBOUND, 0);
+	if (!rtrs_null_wq)
+		return -ENOMEM;
 	rtrs_null_ctx = rtrs_srv_open(&rtrs_null_ops, port);
 	if (IS_ERR(rtrs_null_ctx)) {
 		pr_err("cannot listen on port %u: %ld\n", port, PTR_ERR(rtrs_null_ctx));
+		destroy_workqueue(rtrs_null_wq);
 		return PTR_ERR(rtrs_null_ctx);
 	}
 	return 0;
 }
 
+/* The server's close waits for the answers still due: none is left after. */
 static void __exit rtrs_null_exit(void)
 {
 	rtrs_srv_close(rtrs_null_ctx);
+	destroy_workqueue(rtrs_null_wq);
 }
 
 module_init(rtrs_null_init);

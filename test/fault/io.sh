@@ -4,7 +4,8 @@
 # busy-chunk weakness), in the guest, with our rtrs-server, rtrs-null and the
 # userspace client:
 #   rows 12, 19  a path disconnected through sysfs in the middle of a
-#                read/write mix at queue depth 32 (requests in flight),
+#                read/write mix at queue depth 32 (requests in flight: rtrs-null
+#                answers 20 ms late, and some must be with it at the cut),
 #                always_invalidate Y and N: the client sees the path closed,
 #                the folder goes, the session opens again;
 #   row 18       the client killed (SIGKILL) in the middle of the same mix:
@@ -68,6 +69,9 @@ cut() {
 	local inval=$1 how=$2 sess=cut_$1_$2 out=$work/cut-$1-$2 pid t0 st inflight rc
 	step "rows 12/18/19: $how in the middle of a read/write mix, qd 32, always_invalidate=$inval"
 	reload always_invalidate="$inval" sess_queue_depth=64 || { fail "reload"; return; }
+	# rtrs-null answers 20 ms late: at the cut, requests are with the ULP
+	# (row 12: the teardown must wait for their answers, not free under them).
+	echo 20 >/sys/module/rtrs_null/parameters/answer_delay_ms
 	"$client" io --session $sess --server $srv --src $cli --cons 3 --reads 100000 \
 		--writes 100000 --size 4096 --qd 32 --verify-zero --quiet >$out.out 2>$out.err &
 	pid=$!
@@ -89,6 +93,7 @@ cut() {
 		disown $pid  # no "Killed" notice from bash
 	fi
 	note "stats/rdma at the cut: $inflight (the last field: requests with the server)"
+	check "$how/$inval: requests were with the ULP at the cut (${inflight##* })" test "${inflight##* }" -gt 0
 	check "$how/$inval: the path folder goes" wait_gone "$class/$sess" 30
 	note "path gone $(elapsed "$t0") s after the $how"
 	wait_pid $pid 60
