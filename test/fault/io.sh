@@ -11,6 +11,9 @@
 #   row 18       the client killed (SIGKILL) in the middle of the same mix:
 #                its QP dies with requests in flight (error completions);
 #                always_invalidate Y (and N with RTRS_FAULT_LONG=1);
+#   row 14       rdma link delete rxe1 under I/O from our client: returns
+#                within 10 s, the path closed at the removal, rxe1 served
+#                again once it is back;
 #   weakness     a second request on a chunk whose first is in flight
 #                (bad io-busy-chunk): Y closes the path with its log line;
 #                with N (RTRS_FAULT_LONG=1) rtrs-null has answered the first
@@ -141,6 +144,43 @@ busy() {
 busy Y closed
 # (its 10 s wait for a close that does not come: long mode only)
 [ "$long" = 1 ] && busy N accepted
+
+# Row 14 with our own client (so that it runs on the debug kernel too, where
+# upstream's rnbd-server cannot): the device under a path with I/O in
+# flight goes away. Our server closes the path at the removal, the client
+# sees it closed and leaves, and only then can soft-RoCE finish the
+# removal (it waits for every process that has the device open): a server
+# that kept the path would keep the client, and the delete, waiting.
+step "row 14: rdma link delete rxe1 under I/O at queue depth 32 (requests with the ULP)"
+reload || fail "reload"
+echo 20 >/sys/module/rtrs_null/parameters/answer_delay_ms
+"$client" io --session gone --server $srv2 --src $cli2 --cons 3 --reads 100000 --writes 100000 \
+	--size 4096 --qd 32 --verify-zero --quiet >$work/gone.out 2>$work/gone.err &
+pid=$!
+stats2() { cat "$class/gone/paths/$p2/stats/rdma" 2>/dev/null; }
+going() { st=$(stats2) && [ "${st%% *}" -ge 50 ]; }
+if wait_for 60 going; then
+	note "stats/rdma before the delete: $(stats2)"
+	t0=$(now)
+	timeout 60 rdma link delete rxe1
+	rc=$?
+	secs=$(elapsed "$t0")
+	check "rdma link delete rxe1 returned ($rc) within 10 s ($secs s)" le "$secs" 10
+	check "the path on it closed (device removal)" log_has "gone: closing path $p2 (device removal)" 1
+	check "the client saw its path closed" wait_pid $pid 30
+	check "no session left on the device" wait_gone $class/gone 20
+	rdma link add rxe1 type rxe netdev dummy1 && gids_back || fail "rxe1 back"
+	"$client" io --session back --server $srv2 --src $cli2 --reads 20 --writes 20 --size 4096 \
+		--qd 4 --verify-zero --quiet >$work/back.out 2>&1
+	rc=$?
+	check "the module serves rxe1 when it is back (exit $rc)" test $rc -eq 0
+	[ $rc -eq 0 ] || show $work/back.out
+else
+	fail "row 14: the I/O over rxe1 did not get going ($(stats2))"
+	show $work/gone.out $work/gone.err
+fi
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
 
 # Row 20 is about rxe's queue limits; on the debug kernel (KASAN) setting up
 # 4096 registrations takes minutes: stock kernels (and long mode) only.
