@@ -12,8 +12,8 @@
 #                its QP dies with requests in flight (error completions);
 #                always_invalidate Y (and N with RTRS_FAULT_LONG=1);
 #   row 14       rdma link delete rxe1 under I/O from our client: returns
-#                within 10 s, the path closed at the removal, rxe1 served
-#                again once it is back;
+#                within 10 s (30 s on the debug kernel, KASAN), the path
+#                closed at the removal, rxe1 served again once it is back;
 #   weakness     a second request on a chunk whose first is in flight
 #                (bad io-busy-chunk): Y closes the path with its log line;
 #                with N (RTRS_FAULT_LONG=1) rtrs-null has answered the first
@@ -165,7 +165,12 @@ if wait_for 60 going; then
 	timeout 60 rdma link delete rxe1
 	rc=$?
 	secs=$(elapsed "$t0")
-	check "rdma link delete rxe1 returned ($rc) within 10 s ($secs s)" le "$secs" 10
+	# A server that keeps the path keeps the delete for minutes (397 s
+	# seen); ours takes about 2 s, and up to 10.6 s on the debug kernel
+	# beside other guests (KASAN and a shared CPU): 30 s there.
+	limit=10
+	[ "$kind" = debug ] && limit=30
+	check "rdma link delete rxe1 returned ($rc) within $limit s ($secs s)" le "$secs" $limit
 	check "the path on it closed (device removal)" log_has "gone: closing path $p2 (device removal)" 1
 	check "the client saw its path closed" wait_pid $pid 30
 	check "no session left on the device" wait_gone $class/gone 20
