@@ -65,7 +65,7 @@ check "a bad text at load fails the load" \
 check "saying why" log_has "admission rules refused at load: line 1: " 1
 servers_up "admission=\"$at_load\"" || { echo "FAIL: cannot load the modules again"; exit 1; }
 
-mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing
+tracefs_up || { echo "FAIL: no tracefs"; exit 1; }
 tracing=/sys/kernel/tracing
 echo 1 >$tracing/events/rtrs_server/conn_refused/enable && : >$tracing/trace
 

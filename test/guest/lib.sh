@@ -162,6 +162,19 @@ kmemleak_scan() {
 	done
 }
 
+# tracefs_up: tracefs mounted at /sys/kernel/tracing, with task names not
+# recorded. Enabling an event with names recorded (options/record-cmd) also
+# hooks sched_switch, which patches __schedule's tracepoint while both CPUs
+# run through it, and under TCG that patch can trap: a 7.2 guest of CI died
+# of it ("Oops: int3" at __schedule+0x2a7), and toggling an event under load
+# does it within seconds (on 6.1: a soft lockup in the patch's IPIs). With
+# names off only the sites of our own events (cold ones) are patched.
+tracefs_up() {
+	local t=/sys/kernel/tracing
+	mountpoint -q $t || mount -t tracefs tracefs $t || return 1
+	echo 0 >$t/options/record-cmd
+}
+
 # wait_for SECONDS COMMAND [ARGS...]: true once COMMAND succeeds, tried
 # every 0.1 s; false after SECONDS * 10 tries. The bound counts tries, not
 # the clock: on a slow (emulated, debug) guest each try takes longer, and

@@ -55,7 +55,7 @@ rxe_up || { echo "FAIL: rxe setup"; exit 1; }
 # Every response signaled: the transport histogram counts each one (by
 # default it samples one in 512; the host tests check the sampling).
 servers_up signal_interval=1 || { echo "FAIL: cannot load the modules"; exit 1; }
-[ -d $tr/events ] || mount -t tracefs tracefs $tr
+tracefs_up || { echo "FAIL: no tracefs"; exit 1; }
 check "tracefs has events/rtrs_server" test -d $tr/events/rtrs_server
 for e in sess_up sess_down path_up path_down conn_refused io_error hb_miss; do
 	check "event $e exists" test -f $tr/events/rtrs_server/$e/format
