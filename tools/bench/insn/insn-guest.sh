@@ -13,6 +13,7 @@
 # INVAL CASE), SERVER-INVAL-CASE.json (fio), sections-SERVER-INVAL.txt
 # (MODULE SECTION ADDRESS of the modules loaded), dmesg.txt.
 set -uo pipefail
+# shellcheck disable=SC2034 # (ours, peers: read by guest-lib.sh)
 ours=$1 peers=$2 out=$3 mark=$4 servers=$5 invals=$6 cases=$7 ios1=$8 ios32=$9
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../../test/guest/lib.sh"

@@ -50,4 +50,6 @@ echo "insn: guest run took $(($(date +%s) - begin)) s; host load before: $load0,
 	--ko ours="$build/module/$kver/rtrs-server.ko" \
 	--ko upstream="$build/peers/$kver/src/rtrs/rtrs-server.ko" \
 	--ko rtrs_core="$build/peers/$kver/src/rtrs/rtrs-core.ko" \
-	--dumps "$out/dumps" "$out/vm/insn" | tee "$out/report.txt"
+	--dumps "$out/dumps" "$out/vm/insn" >"$out/report.txt"
+cp "$out/vm/insn/report.json" "$out/report.json"
+cat "$out/report.txt"
