@@ -385,6 +385,18 @@ void rtrs_env_con_destroy(struct rtrs_env_con *con)
 	kfree(con);
 }
 
+/*
+ * With CONFIG_INIT_STACK_ALL_ZERO (Debian's kernels) the compiler zeroes a
+ * local array in full at each call: 72 quadwords for the two below, on every
+ * post. Each entry used is written before ib_post_send() reads it (the wr
+ * cleared first, its sge only when it has one) and the others are never read.
+ */
+#if __has_attribute(__uninitialized__)
+#define RTRS_GLUE_NOINIT __attribute__((__uninitialized__))
+#else
+#define RTRS_GLUE_NOINIT
+#endif
+
 /* Sized for the largest chain the core posts. */
 union rtrs_glue_wr {
 	struct ib_send_wr send;
@@ -394,8 +406,8 @@ union rtrs_glue_wr {
 
 RTRS_INJECTABLE_FN int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, unsigned int n)
 {
-	union rtrs_glue_wr chain[RTRS_ENV_MAX_CHAIN];
-	struct ib_sge sge[RTRS_ENV_MAX_CHAIN];
+	union rtrs_glue_wr chain[RTRS_ENV_MAX_CHAIN] RTRS_GLUE_NOINIT;
+	struct ib_sge sge[RTRS_ENV_MAX_CHAIN] RTRS_GLUE_NOINIT;
 	unsigned int i;
 
 	rtrs_glue_assert_held(con->io_lock);

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Instructions per I/O (issue 25; doc/benchmarks.md "Instructions per I/O"):
+# boots one guest with one vCPU and the insn-count TCG plugin
+# (tools/bench/insn/insn-count.c), runs fixed-size fio jobs on rnbd over our
+# rtrs-server and over upstream's in that same guest
+# (tools/bench/insn/insn-guest.sh), then prints instructions per I/O of each
+# server's text, the ratio ours/upstream and the top functions
+# (tools/bench/insn/report.py; also OUT/report.json).
+#
+# Usage: tools/bench/insn/insn.sh
+# Environment (defaults in brackets):
+#   KVER            kernel to boot [the first of tools/kernels.sh]
+#   SERVERS         [ours upstream]
+#   INVALS          always_invalidate values ["Y N"]
+#   CASES           ["randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32"]
+#   IOS_QD1 IOS_QD32  I/Os per job [2000 4000]
+#   TOP             functions listed per server and case [8]
+#   INSN_OUT        output folder [RTRS_BUILD_DIR/bench/insn-KVER-DATE]
+#   RTRS_BUILD_DIR  build folder with module/KVER and peers/KVER [./build]
+#   BENCH_NO_BUILD  1: take the module and peers already built [unset]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+cd "$top"
+kver=${KVER:-$(tools/kernels.sh | awk "NR == 1")}
+build=$(realpath -m "${RTRS_BUILD_DIR:-$top/build}")
+servers=${SERVERS:-ours upstream}
+invals=${INVALS:-Y N}
+cases=${CASES:-randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32}
+if [ "${BENCH_NO_BUILD:-}" != 1 ]; then
+	tools/build-module.sh "$kver" "$build/module/$kver" >/dev/null
+	tools/upstream/build-peers.sh --rnbd-server-against "$build/module/$kver" "$kver" "$build/peers/$kver" >/dev/null
+fi
+tools/bench/insn/build.sh "$build/insn"
+out=${INSN_OUT:-$build/bench/insn-$kver-$(date +%Y%m%d-%H%M%S)}
+rm -rf "$out"
+mkdir -p "$out/dumps"
+out=$(realpath "$out")
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+begin=$(date +%s)
+echo "insn: $kver, servers: $servers, always_invalidate: $invals, cases: $cases; results in $out"
+tools/vm/run-guest --kver "$kver" --smp 1 --out "$out/vm" --timeout "${INSN_TIMEOUT:-1500}" \
+	--qemu-arg -plugin --qemu-arg "$build/insn/insn-count.so,out=$out/dumps" \
+	-- "$top/tools/bench/insn/insn-guest.sh" "$build/module/$kver" "$build/peers/$kver" "$out/vm/insn" \
+	"$build/insn/insn-mark" "$servers" "$invals" "$cases" "${IOS_QD1:-2000}" "${IOS_QD32:-4000}" >"$out/run-guest.log" 2>&1 ||
+	{ echo "insn: the guest run failed (status $?): $out/run-guest.log"; tail -n 20 "$out/run-guest.log"; exit 1; }
+grep -F '[insn]' "$out/run-guest.log" || true
+echo "insn: guest run took $(($(date +%s) - begin)) s; host load before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+/usr/bin/python3 tools/bench/insn/report.py --top "${TOP:-8}" \
+	--ko ours="$build/module/$kver/rtrs-server.ko" \
+	--ko upstream="$build/peers/$kver/src/rtrs/rtrs-server.ko" \
+	--ko rtrs_core="$build/peers/$kver/src/rtrs/rtrs-core.ko" \
+	--dumps "$out/dumps" "$out/vm/insn" >"$out/report.txt"
+cp "$out/vm/insn/report.json" "$out/report.json"
+cat "$out/report.txt"
