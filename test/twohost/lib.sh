@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# The two-host lab's guest side (tools/vm/two-hosts): the wire, and the
+# signals between the two guests. Sourced after test/guest/lib.sh.
+th_dir=${RTRS_TH_DIR:?run by tools/vm/two-hosts}
+th_role=${RTRS_TH_ROLE:?run by tools/vm/two-hosts}
+
+# net_up: NIC i (found by the MAC two-hosts gave it, 52:54:00:8i:00:0h,
+# h = 1 on the server, 2 on the client) gets 10.8(1+i).0.h/24 and an rxe
+# device rxe_i on it.
+net_up() {
+	local h i d nic
+	[ "$th_role" = server ] && h=1 || h=2
+	modprobe -a virtio_net rdma_rxe rdma_cm || return 1
+	ip link set lo up
+	for i in 0 1; do
+		nic=
+		for d in /sys/class/net/*; do
+			[ "$(cat "$d/address")" = "52:54:00:8$i:00:0$h" ] && nic=${d##*/}
+		done
+		[ -n "$nic" ] || { echo "net_up: no NIC with MAC 52:54:00:8$i:00:0$h"; return 1; }
+		ip addr add 10.8$((1 + i)).0.$h/24 dev "$nic" || return 1
+		ip link set "$nic" up || return 1
+		rdma link add rxe$i type rxe netdev "$nic" || return 1
+		echo "   $nic: 10.8$((1 + i)).0.$h, rxe$i"
+	done
+	wait_for 10 gids_there "rxe1:0000:0000:0000:0000:0000:ffff:0a52:000$h"
+}
+
+# the two paths, as the client names them (SRC@DST)
+th_p1=ip:10.81.0.2@ip:10.81.0.1
+th_p2=ip:10.82.0.2@ip:10.82.0.1
+
+# signal NAME [TEXT]: tells the other guest (and the host) NAME.
+signal() {
+	echo "${2:-$(now)}" >"$th_dir/sig/.$1" && mv "$th_dir/sig/.$1" "$th_dir/sig/$1"
+	note "signal $1"
+}
+# got NAME: the other guest (or the host) has signalled NAME.
+got() { test -e "$th_dir/in/$1"; }
+# await NAME SECONDS: true once NAME has come.
+await() {
+	wait_for "$2" got "$1" && return 0
+	echo "   no signal $1 within $2 s"
+	return 1
+}
+# host ACTION SECONDS: asks the host for ACTION (linkoff, linkon,
+# kill-client, kill-server); true once it is done.
+host() {
+	signal "host.$1"
+	await "host.$1.done" "$2"
+}
+# A peer that is gone, or failed, says so: the waiting guest stops waiting.
+# bail TEXT: fail, tell the other guest, finish.
+bail() {
+	fail "$1"
+	signal abort "$th_role: $1"
+	finish
+	exit 1
+}

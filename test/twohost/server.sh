@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The server host of the two-host lab (tools/vm/two-hosts): exports
+# /dev/ram0 through upstream rnbd-server on OUR rtrs-server (FLAVOR ours)
+# or on upstream's (FLAVOR upstream, the figure beside ours) to the client
+# host (client.sh), over two paths on two wires, and watches what the
+# client host's scenario does to its paths:
+#   basic: a cut of both links shorter than the heartbeat timeout (nothing
+#          closes), then the client host dies under I/O (the paths close
+#          on heartbeat loss, what the server holds returns to zero)
+#   long:  a cut longer than the heartbeat timeout (both paths close, the
+#          links heal, the client reconnects), then the same death
+# Usage: server.sh MODULE_DIR PEERS_DIR ours|upstream basic|long
+set -uo pipefail
+ours=$1 peers=$2 flavor=$3 scenario=$4
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../guest/lib.sh"
+. "$here/lib.sh"
+class=/sys/class/rtrs-server
+sess=s2h
+wait_peer=${RTRS_TH_WAIT:-300}
+
+step "server host ($flavor server, $scenario): the wire, soft-RoCE on both NICs"
+net_up || bail "the wire and soft-RoCE"
+modprobe brd rd_nr=1 rd_size=$((32 * 1024)) || bail "brd"
+if [ "$flavor" = ours ]; then
+	insmod_deps "$ours/rtrs-server.ko" || bail "our rtrs-server"
+	insmod "$peers/rnbd-against/rnbd-server.ko" || bail "rnbd-server on ours"
+else
+	load_deps "$peers/src/rtrs/rtrs-server.ko" &&
+		insmod "$peers/src/rtrs/rtrs-core.ko" &&
+		insmod "$peers/src/rtrs/rtrs-server.ko" &&
+		insmod "$peers/src/rnbd/rnbd-server.ko" || bail "upstream rtrs-server and rnbd-server"
+fi
+signal ready
+
+step "the client host maps /dev/ram0 over two paths"
+await mapped "$wait_peer" || bail "the client host did not map"
+got abort && bail "the client host gave up: $(cat "$th_dir/in/abort")"
+check "path 1 ($th_p1) in the class" wait_exists "$class/$sess/paths/$th_p1" 10
+check "path 2 ($th_p2) in the class" wait_exists "$class/$sess/paths/$th_p2" 10
+await verified 120 || bail "no verified I/O from the client host"
+r=$(cat "$th_dir/in/verified")
+check "the client host's verified I/O ($r)" test "$r" != failed
+
+# paths_state: "p1 p2" with 1 for a path in the class, 0 for one not
+paths_state() { echo "$(test -e "$class/$sess/paths/$th_p1" && echo 1 || echo 0) $(test -e "$class/$sess/paths/$th_p2" && echo 1 || echo 0)"; }
+path_gone() { test ! -e "$class/$sess/paths/$1"; }
+both_gone() { path_gone "$th_p1" && path_gone "$th_p2"; }
+both_back() { ! path_gone "$th_p1" && ! path_gone "$th_p2"; }
+
+if [ "$scenario" = basic ]; then
+	step "a cut of both links shorter than the heartbeat timeout"
+	await cutting 60 || bail "no cut"
+	t=$(now) lost=0
+	# watch the paths until the client host says its I/O resumed
+	for ((i = 0; i < 1200; i++)); do
+		got cut-done && break
+		[ "$(paths_state)" = "1 1" ] || { lost=1; note "a path left at +$(elapsed "$t") s: $(paths_state)"; break; }
+		sleep 0.1
+	done
+	await cut-done 120
+	r=$(cat "$th_dir/in/cut-done" 2>/dev/null)
+	check "the client host's I/O resumed verified after the cut ($r)" test -n "$r" -a "$r" != failed
+	check "no path closed during the cut and after ($(paths_state))" test "$lost" = 0 -a "$(paths_state)" = "1 1"
+else
+	step "a cut of both links longer than the heartbeat timeout"
+	await cutting 60 || bail "no cut"
+	await host.cut.done 30 || bail "the links were not cut"
+	t=$(now)
+	check "both paths close on their own during the cut" wait_for 150 both_gone
+	note "closed $(elapsed "$t") s after the cut (the links are still cut: $(got host.heal.done && echo no || echo yes))"
+	signal server-closed
+	await host.heal.done 150 || bail "the links did not heal"
+	t=$(now)
+	check "the client reconnects both paths after the links heal" wait_for 150 both_back
+	note "both paths back $(elapsed "$t") s after the links healed"
+	await verified2 150 || bail "no verified I/O after the reconnect"
+	r=$(cat "$th_dir/in/verified2")
+	check "verified I/O after the reconnect ($r)" test "$r" != failed
+fi
+
+step "the client host dies under I/O (its QEMU is stopped)"
+await host.kill-client.done "$wait_peer" || bail "the client host was not killed"
+t=$(now)
+note "paths at the kill: $(paths_state)"
+check "both paths close on their own" wait_for 150 both_gone
+note "death to the last path closed: $(elapsed "$t") s (the signal comes up to ~0.5 s after the kill)"
+check "the session leaves the class" wait_gone "$class/$sess" 20
+if [ "$flavor" = ours ]; then
+	check "what our server holds returns to zero" held_zero 20
+	note "held: $(tr '\n' ' ' </sys/kernel/debug/rtrs-server/held)"
+fi
+
+step "unload"
+if [ "$flavor" = ours ]; then
+	check "unload rnbd-server and our server" rmmod rnbd_server rtrs_server
+else
+	check "unload upstream's" rmmod rnbd_server rtrs_server rtrs_core
+fi
+check "the class is gone" test ! -e $class
+signal done
+finish
