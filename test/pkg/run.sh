@@ -47,15 +47,18 @@ rtrs_release_series "$release" >/dev/null || { echo "run.sh: unknown release $re
 guest_root=()
 if [ "$release" != bookworm ]; then
 	build=$(mkdir -p "$2" && cd "$2" && pwd)
+	# The client's folder too: a build folder outside the checkout has it
+	# elsewhere.
+	clientdir=$(cd "$(dirname "$3")" && pwd) || { echo "run.sh: no folder of $3" >&2; exit 1; }
 	# Everything but the boot runs in the release's root.
 	if [ "${RTRS_ROOT_RELEASE:-}" != "$release" ] && [ "$mode" != guest ]; then
-		"$top/tools/roots/in-root.sh" "$release" --bind "$top" --bind "$build" -- \
+		"$top/tools/roots/in-root.sh" "$release" --bind "$top" --bind "$build" --bind "$clientdir" -- \
 			"$0" "${args[@]}" || exit
 		[ "$mode" = build ] && exit 0
 		mode=guest
 	fi
 	if [ "${RTRS_ROOT_RELEASE:-}" != "$release" ]; then
-		guest_root=(--root "$(rtrs_release_root "$release")" --bind "$top" --bind "$build")
+		guest_root=(--root "$(rtrs_release_root "$release")" --bind "$top" --bind "$build" --bind "$clientdir")
 	else
 		mode=build  # in the root: the boot is the host's
 	fi
