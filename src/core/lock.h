@@ -53,4 +53,16 @@ private:
     Lock* lock_;
 };
 
+// A path's io lock (a spinlock taken with interrupts saved: one path's I/O
+// state), the first base of Path's own: declared before Path, so that the
+// classes a path is made of (Handshake) can name it in their annotations,
+// GUARDED_BY(path_->io_lock()), as Connection and Request do.
+class PathIoLock {
+public:
+    Lock& io_lock() RETURN_CAPABILITY(io_lock_) { return io_lock_; }
+
+protected:
+    Lock io_lock_;  // PATH_IO
+};
+
 }  // namespace core

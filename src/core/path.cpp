@@ -70,8 +70,6 @@ rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& clien
     chunk_dma_ = RT_TRY(rt::Array<rt::u64>::make(rt::Gfp::kernel, queue_depth_));
     reqs_ = RT_TRY(rt::Array<Request>::make(rt::Gfp::kernel, queue_depth_));
     for (rt::u32 i = 0; i < queue_depth_; ++i) reqs_[i].init(*this, i);
-    info_cqe_.owner = this;
-    info_cqe_.kind = kCqeInfo;
 
     // The chunks on this path's device: with always_invalidate each has a
     // registration of its own (so that it can be invalidated alone), else
@@ -116,9 +114,7 @@ rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& clien
             return rt::err(rt::errc::nomem);
     }
     *why = "no memory for the info response";
-    if (rtrs_env_buf_alloc(dev_->env(), static_cast<rt::u32>(wire::info_rsp_size(mrs_num_)),
-                           RTRS_ENV_DMA_TO_DEVICE, &info_rsp_))
-        return rt::err(rt::errc::nomem);
+    if (hs_.setup(this, dev_->env(), mrs_num_)) return rt::err(rt::errc::nomem);
 
     // On the device's list, where a removal finds it: unless the removal
     // began after we took the device, and would not see us.
@@ -158,7 +154,7 @@ rt::RefPtr<Device> Path::free_resources() {
         Guard g(module()->lock());
         if (static_cast<rt::ListLink<DevicePathsTag>&>(*this).linked()) dev_->paths.remove(*this);
     }
-    if (info_rsp_.cpu) rtrs_env_buf_free(dev_->env(), &info_rsp_);
+    hs_.free_response(dev_->env());
     for (rt::u32 i = 0; i < mrs_num_; ++i) {
         if (mrs_[i].rkey_msg.cpu) rtrs_env_buf_free(dev_->env(), &mrs_[i].rkey_msg);
         rtrs_env_mr_free(mrs_[i].mr);

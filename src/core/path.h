@@ -37,6 +37,7 @@
 
 #include "core/device.h"
 #include "core/env.h"
+#include "core/handshake.h"
 #include "core/histogram.h"
 #include "core/lock.h"
 #include "core/server.h"
@@ -106,7 +107,10 @@ struct Stats {
     rt::u64 write_bytes = 0;
 };
 
-class Path : public rt::ListLink<SessionPathsTag>, public rt::ListLink<DevicePathsTag> {
+// The io lock is a base (core/lock.h), for the annotations of the parts a
+// path is made of: Handshake (core/handshake.h).
+class Path : public rt::ListLink<SessionPathsTag>, public rt::ListLink<DevicePathsTag>,
+             public PathIoLock {
 public:
     // A handshake's deadline, from the path's first connection request:
     // well within the 30 s after which upstream lets a reconnect replace a
@@ -186,7 +190,7 @@ public:
     const char* sess_name() const;
     rt::u32 inflight() const { return __atomic_load_n(&inflight_, __ATOMIC_RELAXED); }
 
-    Lock& io_lock() RETURN_CAPABILITY(io_lock_) { return io_lock_; }
+    // io_lock(): the base PathIoLock's.
     bool always_invalidate() const { return always_inval_; }
     rt::u32 chunk_size() const { return chunk_size_; }
     rt::u32 queue_depth() const { return queue_depth_; }
@@ -208,11 +212,10 @@ public:
 private:
     friend class Server;
 
-    // path_info.cpp
+    // path_info.cpp (the handshake's own state: hs_)
     void on_info_recv(Connection& c, const rtrs_core_wc& wc);
     void info_work();
     bool join_locked(const char** why, CloseReason* reason) REQUIRES(server().lock());
-    bool encode_info_response();
     bool post_info_locked() REQUIRES(io_lock_);
     void on_info_wc(Connection& c, const rtrs_core_wc& wc);
     // path_close.cpp
@@ -264,29 +267,22 @@ private:
     rt::u32 chunks_per_mr_ = 1;
     rt::Array<Request> reqs_;
 
-    Lock io_lock_;  // PATH_IO
+    // (io_lock_: the base PathIoLock's)
     rtrs_env_work* close_work_ = nullptr;
     rtrs_env_work* info_work_ = nullptr;
     rtrs_env_work* timer_work_ = nullptr;
 
     // Under the io lock.
     PathState state_ GUARDED_BY(io_lock_) = PathState::Connecting;
-    // (reason_ and info_len_: written under it, but not GUARDED_BY: the
-    // analysis found reason_ read without it by leave() and destroy(), and
-    // info_len_ by join_locked(), under the server lock only.)
+    // (reason_: written under it, but not GUARDED_BY: the analysis found it
+    // read without it by leave() and destroy().)
     CloseReason reason_ = CloseReason::None;
-    bool info_received_ GUARDED_BY(io_lock_) = false;
-    rt::u32 info_len_ = 0;
     rt::u32 hb_missed_ GUARDED_BY(io_lock_) = 0;
     rt::u32 inflight_ GUARDED_BY(io_lock_) = 0;  // requests with the ULP (read unlocked by stats)
     rt::u64 disconnect_deadline_ms_ GUARDED_BY(io_lock_) = 0;  // AwaitingDisconnect ends by then
-    // The info response: registrations posted so far, then the send.
-    rt::u32 info_next_mr_ GUARDED_BY(io_lock_) = 0;
-    bool info_sent_ GUARDED_BY(io_lock_) = false;
-    // (These two are set by setup(), before the path is known, and do not
-    // change: not guarded.)
-    rtrs_core_cqe info_cqe_{};
-    rtrs_env_buf info_rsp_{};
+    // The info handshake: the request's arrival, the response and how far
+    // its posting got (its lock rules: core/handshake.h).
+    Handshake hs_{*this};
 
     rt::u64 first_conn_ms_ = 0;  // set by setup(), before the timer runs
     rt::u64 charged_ = 0;        // to the module's memory budget (setup())

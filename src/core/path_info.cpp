@@ -2,7 +2,9 @@
 // The info exchange: the client's info request (its session name, once all
 // connections of the path are there), and our answer (the chunks'
 // registrations, and where they are). Afterwards the path is up: in sysfs,
-// known to the ULP, serving I/O.
+// known to the ULP, serving I/O. What the handshake itself remembers (the
+// request's arrival, the response and how far its posting got) is hs_'s,
+// a Handshake (handshake.h); the decisions are here.
 #include "core/lock.h"
 #include "core/log.h"
 #include "core/module.h"
@@ -26,14 +28,13 @@ void Path::on_info_recv(Connection& c, const rtrs_core_wc& wc) {
             return;
         }
         if (state_ != PathState::Connecting) return;  // joining or closing
-        if (c.cid() != 0 || info_received_) {
+        if (c.cid() != 0 || hs_.received_locked()) {
             Log(kErr, log_gate_).who(sess_name(), name_).put(": a message on connection ").dec(rt::u64{c.cid()})
                 .put(" that is not the info request; closing the path");
             close_locked(CloseReason::Protocol);
             return;
         }
-        info_received_ = true;
-        info_len_ = wc.byte_len;
+        hs_.note_request_locked(wc.byte_len);
         // Checking it may sleep (sysfs, the ULP): in process context. Queued
         // under the lock: a teardown that begins after it (it sets the state
         // under this lock) cancels it; one that began before left the state
@@ -52,7 +53,7 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
     const char* bad = "malformed";
     auto req = wire::parse_info_req(
         rt::Bytes(static_cast<const rt::u8*>(c0->info_buf.cpu),
-                  info_len_ < c0->info_buf.len ? info_len_ : c0->info_buf.len),
+                  hs_.request_len() < c0->info_buf.len ? hs_.request_len() : c0->info_buf.len),
         &bad);
     if (!req.ok()) {
         Log(kErr, log_gate_).who(sess_name(), name_).put(": bad info request: ").put(bad);
@@ -136,62 +137,16 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
     return true;
 }
 
-// The info response's bytes: one descriptor per registration, in chunk
-// order. Written once, before anything is posted.
-bool Path::encode_info_response() {
-    auto descs = rt::Array<wire::SgDescFields>::make(rt::Gfp::kernel, mrs_num_);
-    if (!descs.ok()) return false;
-    for (rt::u32 i = 0; i < mrs_num_; ++i) {
-        descs.value()[i].addr = mrs_[i].info.iova;
-        descs.value()[i].key = mrs_[i].info.rkey;
-        descs.value()[i].len = static_cast<rt::u32>(mrs_[i].info.length);
-    }
-    auto n = wire::encode_info_rsp(
-        rt::MutBytes(static_cast<rt::u8*>(info_rsp_.cpu), info_rsp_.len),
-        rt::Span<const wire::SgDescFields>(descs.value().data(), mrs_num_));
-    if (!n.ok()) return false;
-    rtrs_env_buf_sync_for_device(dev_->env(), &info_rsp_);
-    return true;
-}
-
-// Io lock held: registrations in batches as connection 0's send queue has
-// room, then the response. Continues from on_info_wc() when it had to stop.
+// Io lock held: what of the info response connection 0's send queue has
+// room for (Handshake::post_locked()). Continues from on_info_wc() when it
+// had to stop.
 bool Path::post_info_locked() {
-    Connection& c0 = *cons_[0];
-    while (info_next_mr_ < mrs_num_) {
-        rt::u32 n = mrs_num_ - info_next_mr_;
-        if (n > RTRS_ENV_MAX_CHAIN) n = RTRS_ENV_MAX_CHAIN;
-        if (!c0.room(n)) return true;
-        rtrs_env_wr wrs[RTRS_ENV_MAX_CHAIN] = {};
-        for (rt::u32 i = 0; i < n; ++i) {
-            Mr& m = mrs_[info_next_mr_ + i];
-            wrs[i].op = RTRS_ENV_WR_REG_MR;
-            wrs[i].mr = m.mr;
-            wrs[i].mr_key = m.info.rkey;
-            wrs[i].cqe = &info_cqe_;
-        }
-        wrs[n - 1].signaled = 1;
-        int err = c0.post(wrs, n);
-        if (err) {
-            Log(kErr).who(sess_name(), name_).put(": cannot post the registrations: ").dec(err);
-            return false;
-        }
-        info_next_mr_ += n;
-    }
-    if (info_sent_) return true;
-    if (!c0.room(1)) return true;
-    rtrs_env_wr send{};
-    send.op = RTRS_ENV_WR_SEND;
-    send.addr = info_rsp_.dma;
-    send.len = info_rsp_.len;
-    send.signaled = 1;
-    send.cqe = &info_cqe_;
-    int err = c0.post(&send, 1);
+    const char* what = "post";
+    int err = hs_.post_locked(*cons_[0], rt::Span<const Mr>(mrs_.data(), mrs_num_), &what);
     if (err) {
-        Log(kErr).who(sess_name(), name_).put(": cannot send the info response: ").dec(err);
+        Log(kErr).who(sess_name(), name_).put(": cannot ").put(what).put(": ").dec(err);
         return false;
     }
-    info_sent_ = true;
     return true;
 }
 
@@ -221,7 +176,7 @@ void Path::info_work() {
         Guard g(srv.lock());
         {
             Guard io(io_lock_);
-            if (state_ != PathState::Connecting || !info_received_) return;  // closing
+            if (state_ != PathState::Connecting || !hs_.received_locked()) return;  // closing
             state_ = PathState::Joining;
         }
         if (!join_locked(&why, &reason)) {
@@ -239,7 +194,7 @@ void Path::info_work() {
         return;
     }
     counted_up_ = true;  // from here on the teardown tells the ULP it is down
-    if (!encode_info_response()) {
+    if (!hs_.encode_response(dev_->env(), rt::Span<const Mr>(mrs_.data(), mrs_num_))) {
         Log(kErr).who(sess_name(), name_).put(": cannot build the info response");
         request_close(CloseReason::SetupFailed);
         return;
