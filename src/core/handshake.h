@@ -26,7 +26,7 @@
 namespace core {
 
 class Connection;
-struct Mr;
+struct Mr;  // a registration of the path's chunks (core/path_chunks.h)
 
 class Handshake {
 public:

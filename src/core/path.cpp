@@ -67,21 +67,12 @@ rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& clien
     timer_work_ = rtrs_env_work_new(this, kWorkTimer);
     if (!io_lock_ || !close_work_ || !info_work_ || !timer_work_) return rt::err(rt::errc::nomem);
     cons_ = RT_TRY(rt::Array<Connection*>::make(rt::Gfp::kernel, con_num_));
-    chunk_dma_ = RT_TRY(rt::Array<rt::u64>::make(rt::Gfp::kernel, queue_depth_));
-    reqs_ = RT_TRY(rt::Array<Request>::make(rt::Gfp::kernel, queue_depth_));
-    for (rt::u32 i = 0; i < queue_depth_; ++i) reqs_[i].init(*this, i);
+    RT_TRY(chunks_.alloc(*this, queue_depth_));
 
     // The chunks on this path's device: with always_invalidate each has a
     // registration of its own (so that it can be invalidated alone), else
     // as many share one as the device's page list allows.
-    const rtrs_env_dev_attrs& a = dev_->attrs();
-    if (always_inval_) {
-        chunks_per_mr_ = 1;
-    } else {
-        rt::u32 per = a.max_fast_reg_page_list_len ? a.max_fast_reg_page_list_len : 1;
-        chunks_per_mr_ = per < queue_depth_ ? per : queue_depth_;
-    }
-    const rt::u32 mrs = (queue_depth_ + chunks_per_mr_ - 1) / chunks_per_mr_;
+    const rt::u32 mrs = chunks_.plan(always_inval_, dev_->attrs(), queue_depth_);
     // Ours per chunk, and per registration the kernel's (a region with its
     // page list: about a kilobyte on soft-RoCE) and the new-key message.
     const rt::u64 cost = rt::u64{queue_depth_} * (sizeof(Request) + sizeof(rt::u64)) +
@@ -90,31 +81,15 @@ rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& clien
     *why = "the memory budget is spent";
     RT_TRY(module()->charge(cost, "a path"));
     charged_ = cost;
-    mrs_ = RT_TRY(rt::Array<Mr>::make(rt::Gfp::kernel, mrs));
+    RT_TRY(chunks_.alloc_mrs(mrs));
 
     *why = "cannot map the session's chunks for the device";
-    for (rt::u32 i = 0; i < queue_depth_; ++i) {
-        chunk_dma_[i] = rtrs_env_dma_map_chunk(dev_->env(), sess_->chunk(i), chunk_size_);
-        if (!chunk_dma_[i]) return rt::err(rt::errc::nomem);
-    }
+    if (!chunks_.map(dev_->env(), *sess_, chunk_size_)) return rt::err(rt::errc::nomem);
     *why = "cannot register the session's chunks";
-    for (rt::u32 first = 0; first < queue_depth_; first += chunks_per_mr_) {
-        Mr& m = mrs_[mrs_num_];
-        m.first = first;
-        m.n = queue_depth_ - first < chunks_per_mr_ ? queue_depth_ - first : chunks_per_mr_;
-        m.mr = rtrs_env_mr_alloc(dev_->env(), chunk_dma_.data() + first, m.n, chunk_size_, &m.info);
-        if (!m.mr) return rt::err(rt::errc::nomem);
-        ++mrs_num_;
-        // Registered under the next key: the client learns it from the
-        // info response, and the REG_MR work requests there register it.
-        m.info.rkey = rtrs_env_mr_next_rkey(m.mr);
-        if (always_inval_ &&
-            rtrs_env_buf_alloc(dev_->env(), sizeof(wire::RkeyRsp), RTRS_ENV_DMA_TO_DEVICE,
-                               &m.rkey_msg))
-            return rt::err(rt::errc::nomem);
-    }
+    if (!chunks_.register_chunks(dev_->env(), chunk_size_, always_inval_))
+        return rt::err(rt::errc::nomem);
     *why = "no memory for the info response";
-    if (hs_.setup(this, dev_->env(), mrs_num_)) return rt::err(rt::errc::nomem);
+    if (hs_.setup(this, dev_->env(), chunks_.mrs_num())) return rt::err(rt::errc::nomem);
 
     // On the device's list, where a removal finds it: unless the removal
     // began after we took the device, and would not see us.
@@ -155,15 +130,7 @@ rt::RefPtr<Device> Path::free_resources() {
         if (static_cast<rt::ListLink<DevicePathsTag>&>(*this).linked()) dev_->paths.remove(*this);
     }
     hs_.free_response(dev_->env());
-    for (rt::u32 i = 0; i < mrs_num_; ++i) {
-        if (mrs_[i].rkey_msg.cpu) rtrs_env_buf_free(dev_->env(), &mrs_[i].rkey_msg);
-        rtrs_env_mr_free(mrs_[i].mr);
-    }
-    mrs_num_ = 0;
-    for (rt::u64& dma : chunk_dma_) {
-        if (dma) rtrs_env_dma_unmap_chunk(dev_->env(), dma, chunk_size_);
-        dma = 0;
-    }
+    chunks_.free_all(dev_->env(), chunk_size_);
     if (charged_) module()->release_chunk_mem(charged_);
     charged_ = 0;
     return rt::move(dev_);
@@ -185,7 +152,7 @@ PathState Path::state_locked_read() {
 }
 
 rt::Result<Connection*> Path::add_connection(rt::u16 cid, rtrs_env_cm* cm, const char** why) {
-    auto sizes = Connection::sizes(cid, dev_->attrs(), queue_depth_, mrs_num_, always_inval_, why);
+    auto sizes = Connection::sizes(cid, dev_->attrs(), queue_depth_, chunks_.mrs_num(), always_inval_, why);
     if (!sizes.ok()) return rt::err(sizes.error());
     const rt::u64 cost = Connection::cost(sizes.value());
     if (!module()->charge(cost, "a connection").ok()) {

@@ -40,6 +40,7 @@
 #include "core/handshake.h"
 #include "core/histogram.h"
 #include "core/lock.h"
+#include "core/path_chunks.h"
 #include "core/server.h"
 #include "core/session.h"
 #include "core/log.h"
@@ -91,15 +92,6 @@ const char* reason_name(CloseReason r);
 // Work item kinds of a path (rtrs_env_work_new(path, kind)).
 enum PathWork : unsigned { kWorkClose = 1, kWorkInfo, kWorkTimer };
 
-// One memory registration: chunks [first, first + n) of the session.
-struct Mr {
-    rtrs_env_mr* mr = nullptr;
-    rtrs_env_mr_info info{};
-    rt::u32 first = 0;
-    rt::u32 n = 0;
-    rtrs_env_buf rkey_msg{};  // always_invalidate: the new-key message
-};
-
 struct Stats {
     rt::u64 read_cnt = 0;
     rt::u64 read_bytes = 0;
@@ -107,8 +99,9 @@ struct Stats {
     rt::u64 write_bytes = 0;
 };
 
-// The io lock is a base (core/lock.h), for the annotations of the parts a
-// path is made of: Handshake (core/handshake.h).
+// Its parts, each with its state and its lock rules: Handshake
+// (core/handshake.h) and PathChunks (core/path_chunks.h). The io lock is a
+// base (core/lock.h), for the parts' annotations.
 class Path : public rt::ListLink<SessionPathsTag>, public rt::ListLink<DevicePathsTag>,
              public PathIoLock {
 public:
@@ -148,7 +141,7 @@ public:
     const char* client_addr() const { return client_str_; }
     const char* server_addr() const { return server_str_; }
     unsigned int hca_port() const { return hca_port_; }
-    rt::u32 mrs_num() const { return mrs_num_; }
+    rt::u32 mrs_num() const { return chunks_.mrs_num(); }
     Connection* con(rt::u16 cid) const { return cons_[cid]; }
     bool same_addresses(const rtrs_core_addr& client, const rtrs_core_addr& server) const;
     // The client's address (set by setup(), before the path is listed).
@@ -194,8 +187,8 @@ public:
     bool always_invalidate() const { return always_inval_; }
     rt::u32 chunk_size() const { return chunk_size_; }
     rt::u32 queue_depth() const { return queue_depth_; }
-    rt::u64 chunk_dma(rt::u32 id) const { return chunk_dma_[id]; }
-    Mr& mr_of_chunk(rt::u32 id) const { return mrs_[id / chunks_per_mr_]; }
+    rt::u64 chunk_dma(rt::u32 id) const { return chunks_.chunk_dma(id); }
+    Mr& mr_of_chunk(rt::u32 id) const { return chunks_.mr_of_chunk(id); }
 
     // Requests (request.cpp): completion context; each takes the io lock.
     void on_imm(Connection& c, rt::u32 imm) EXCLUDES(io_lock_);
@@ -261,11 +254,9 @@ private:
     // close_work() and destroy(); free_resources() writes it with none.)
     rt::Array<Connection*> cons_;
     rt::u32 cons_made_ GUARDED_BY(server().lock()) = 0;  // of cons_, ever (add_connection())
-    rt::Array<rt::u64> chunk_dma_;
-    rt::Array<Mr> mrs_;
-    rt::u32 mrs_num_ = 0;          // registered so far (of mrs_.size())
-    rt::u32 chunks_per_mr_ = 1;
-    rt::Array<Request> reqs_;
+    // The chunks' mappings, registrations and requests: made by setup(),
+    // freed by free_resources(), unchanged in between (core/path_chunks.h).
+    PathChunks chunks_;
 
     // (io_lock_: the base PathIoLock's)
     rtrs_env_work* close_work_ = nullptr;

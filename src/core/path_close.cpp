@@ -126,7 +126,7 @@ bool Path::disconnects_waited() {
     // Nothing queues the work from here on; a run still pending (the
     // deadline's) must not come after the path is freed.
     rtrs_env_work_cancel(close_work_);
-    for (const Request& r : reqs_)
+    for (const Request& r : chunks_.reqs())
         if (r.state != ReqState::Free) {
             rtrs_env_warn("rtrs core: a request not done at the end of its path");
             break;

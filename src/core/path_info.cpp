@@ -142,7 +142,7 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
 // had to stop.
 bool Path::post_info_locked() {
     const char* what = "post";
-    int err = hs_.post_locked(*cons_[0], rt::Span<const Mr>(mrs_.data(), mrs_num_), &what);
+    int err = hs_.post_locked(*cons_[0], chunks_.registered(), &what);
     if (err) {
         Log(kErr).who(sess_name(), name_).put(": cannot ").put(what).put(": ").dec(err);
         return false;
@@ -194,7 +194,7 @@ void Path::info_work() {
         return;
     }
     counted_up_ = true;  // from here on the teardown tells the ULP it is down
-    if (!hs_.encode_response(dev_->env(), rt::Span<const Mr>(mrs_.data(), mrs_num_))) {
+    if (!hs_.encode_response(dev_->env(), chunks_.registered())) {
         Log(kErr).who(sess_name(), name_).put(": cannot build the info response");
         request_close(CloseReason::SetupFailed);
         return;

@@ -98,7 +98,7 @@ Request* Path::arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) {
         close_locked(CloseReason::Protocol);
         return nullptr;
     }
-    Request& r = reqs_[where.value().chunk_id];
+    Request& r = chunks_.req(where.value().chunk_id);
     if (r.state == ReqState::Invalidating || r.state == ReqState::WithUlp ||
         r.state == ReqState::Queued) {
         // A correct client reuses a chunk only once its response came; a
@@ -177,7 +177,7 @@ void Path::on_inv_done(Connection& c, Request& r, const rtrs_core_wc& wc) {
 
 // No lock: the request is read from its chunk and handed to the ULP.
 void Path::dispatch(Request& r) {
-    rtrs_env_dma_sync_for_cpu(dev_->env(), chunk_dma_[r.id()], chunk_size_);
+    rtrs_env_dma_sync_for_cpu(dev_->env(), chunk_dma(r.id()), chunk_size_);
     rt::u8* chunk = static_cast<rt::u8*>(sess_->chunk(r.id()));
     auto io = wire::parse_io_req(rt::Bytes(chunk, chunk_size_), r.hdr_off, wire::kMaxReadDesc);
     if (!io.ok()) {
@@ -294,9 +294,9 @@ bool Path::post_response_locked(Request& r) {
     rt::u32 n = 0;
     if (send_data) {
         rtrs_env_wr& w = wrs[n++];
-        rtrs_env_dma_sync_for_device(dev_->env(), chunk_dma_[r.id()], r.desc.len);
+        rtrs_env_dma_sync_for_device(dev_->env(), chunk_dma(r.id()), r.desc.len);
         w.op = RTRS_ENV_WR_RDMA_WRITE;
-        w.addr = chunk_dma_[r.id()];
+        w.addr = chunk_dma(r.id());
         w.len = r.desc.len;
         w.remote_addr = r.desc.addr;
         w.rkey = r.desc.key;
