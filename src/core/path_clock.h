@@ -58,10 +58,10 @@ public:
 
     // Traffic from the client: no period missed.
     void heard_locked() REQUIRES(path_->io_lock()) { hb_missed_ = 0; }
-    // Up: one heartbeat period passed. Counts it as missed until traffic
-    // says otherwise: a heartbeat goes out after a period that saw
-    // traffic, a silent one only counts, past wire::kHbMissedMax the
-    // client is gone. *silent: the periods gone by without a word from the
+    // Up: one heartbeat period passed; the missed count is of periods
+    // without traffic from the client. A heartbeat goes out after a period
+    // that saw traffic, a silent one only counts, past wire::kHbMissedMax
+    // the client is gone. *silent: the periods gone by without a word from the
     // client, this one included (the miss trace event's count).
     Hb hb_tick_locked(rt::u32* silent) REQUIRES(path_->io_lock());
 
