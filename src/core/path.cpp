@@ -64,8 +64,8 @@ rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& clien
     io_lock_.init(RTRS_ENV_LOCK_PATH_IO);
     close_work_ = rtrs_env_work_new(this, kWorkClose);
     info_work_ = rtrs_env_work_new(this, kWorkInfo);
-    timer_work_ = rtrs_env_work_new(this, kWorkTimer);
-    if (!io_lock_ || !close_work_ || !info_work_ || !timer_work_) return rt::err(rt::errc::nomem);
+    const bool timer = clock_.make_work(this, kWorkTimer);
+    if (!io_lock_ || !close_work_ || !info_work_ || !timer) return rt::err(rt::errc::nomem);
     cons_ = RT_TRY(rt::Array<Connection*>::make(rt::Gfp::kernel, con_num_));
     RT_TRY(chunks_.alloc(*this, queue_depth_));
 
@@ -101,8 +101,7 @@ rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& clien
         }
         dev_->paths.push_back(*this);
     }
-    first_conn_ms_ = rtrs_env_now_ms();
-    rtrs_env_work_queue(timer_work_, kStallMs);
+    clock_.start(rtrs_env_now_ms());
     return {};
 }
 
@@ -119,7 +118,7 @@ rt::RefPtr<Device> Path::undo_setup() { return free_resources(); }
 
 // The connections' QPs are destroyed by now (or never were).
 rt::RefPtr<Device> Path::free_resources() {
-    if (timer_work_) rtrs_env_work_cancel_sync(timer_work_);
+    clock_.cancel_sync();
     for (rt::usize i = 0; i < cons_.size(); ++i) {
         rt::destroy(cons_[i]);  // frees its buffers: before the device goes
         cons_[i] = nullptr;
@@ -142,7 +141,7 @@ Path::~Path() {
     free_resources().reset();
     if (close_work_) rtrs_env_work_free(close_work_);
     if (info_work_) rtrs_env_work_free(info_work_);
-    if (timer_work_) rtrs_env_work_free(timer_work_);
+    clock_.free_work();
     if (io_lock_) rtrs_env_lock_free(io_lock_.raw());
 }
 

@@ -41,6 +41,7 @@
 #include "core/histogram.h"
 #include "core/lock.h"
 #include "core/path_chunks.h"
+#include "core/path_clock.h"
 #include "core/server.h"
 #include "core/session.h"
 #include "core/log.h"
@@ -100,15 +101,15 @@ struct Stats {
 };
 
 // Its parts, each with its state and its lock rules: Handshake
-// (core/handshake.h) and PathChunks (core/path_chunks.h). The io lock is a
-// base (core/lock.h), for the parts' annotations.
+// (core/handshake.h), PathChunks (core/path_chunks.h) and PathClock
+// (core/path_clock.h). The io lock is a base (core/lock.h), for the parts'
+// annotations.
 class Path : public rt::ListLink<SessionPathsTag>, public rt::ListLink<DevicePathsTag>,
              public PathIoLock {
 public:
-    // A handshake's deadline, from the path's first connection request:
-    // well within the 30 s after which upstream lets a reconnect replace a
-    // stalled path (a live client makes its connections in milliseconds).
-    static constexpr rt::u32 kStallMs = 25000;
+    // A handshake's deadline, from the path's first connection request
+    // (core/path_clock.h).
+    static constexpr rt::u32 kStallMs = PathClock::kStallMs;
     // How long the teardown waits for the client to answer its disconnect
     // (a live client does in milliseconds; a dead one never does).
     static constexpr rt::u32 kDisconnectWaitMs = 2000;
@@ -261,21 +262,21 @@ private:
     // (io_lock_: the base PathIoLock's)
     rtrs_env_work* close_work_ = nullptr;
     rtrs_env_work* info_work_ = nullptr;
-    rtrs_env_work* timer_work_ = nullptr;
+    // The timer's work item, the handshake's deadline, the heartbeat
+    // periods missed (its lock rules: core/path_clock.h).
+    PathClock clock_{*this};
 
     // Under the io lock.
     PathState state_ GUARDED_BY(io_lock_) = PathState::Connecting;
     // (reason_: written under it, but not GUARDED_BY: the analysis found it
     // read without it by leave() and destroy().)
     CloseReason reason_ = CloseReason::None;
-    rt::u32 hb_missed_ GUARDED_BY(io_lock_) = 0;
     rt::u32 inflight_ GUARDED_BY(io_lock_) = 0;  // requests with the ULP (read unlocked by stats)
     rt::u64 disconnect_deadline_ms_ GUARDED_BY(io_lock_) = 0;  // AwaitingDisconnect ends by then
     // The info handshake: the request's arrival, the response and how far
     // its posting got (its lock rules: core/handshake.h).
     Handshake hs_{*this};
 
-    rt::u64 first_conn_ms_ = 0;  // set by setup(), before the timer runs
     rt::u64 charged_ = 0;        // to the module's memory budget (setup())
     Stats stats_;                // atomic counters
     LogGate log_gate_;           // the lines a client can make us log

@@ -39,7 +39,7 @@ void Path::close_work() {
         // No new work: the info exchange and the timer are done with, and
         // cannot come back (both look at the state first).
         rtrs_env_work_cancel_sync(info_work_);
-        rtrs_env_work_cancel_sync(timer_work_);
+        clock_.cancel_sync();
         {
             // A connection request that got in before the state changed
             // finishes adding its connection first.

@@ -208,7 +208,7 @@ void Path::info_work() {
             return;
         }
         // The timer had the handshake's deadline: heartbeats from now on.
-        rtrs_env_work_requeue(timer_work_, wire::kHbIntervalMs);
+        clock_.heartbeats_locked();
     }
     Log(kInfo).put(sess_->name()).put(": path ").put(name_).put(" is up");
     rtrs_env_trace_path_up(sess_->name(), name_);

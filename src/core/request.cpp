@@ -56,7 +56,7 @@ void Path::on_imm(Connection& c, rt::u32 imm) {
             }
             return;  // closing: the drain takes the rest
         }
-        hb_missed_ = 0;
+        clock_.heard_locked();
         if (int err = rtrs_env_post_recv(c.env(), nullptr, &c.recv_cqe, 1)) {
             Log(kErr, log_gate_).who(sess_name(), name_).put(": cannot post a receive: ").dec(err);
             close_locked(CloseReason::Transport);
