@@ -4,9 +4,10 @@
 # is server.sh): upstream rtrs-client and rnbd-client map the server host's
 # /dev/ram0 over two paths, write a pattern, read it back; then the
 # scenario (basic: a 10 s cut of both wires, frames dropped, carrier kept, I/O resumes verified; long: a
-# 60 s cut, the paths reconnect, verified I/O), then this host asks the
-# host to kill it under I/O.
-# Usage: client.sh PEERS_DIR basic|long
+# 60 s cut, the paths reconnect, verified I/O; reboot: the server host is
+# stopped and booted again, this host keeps its map, the paths reconnect,
+# verified I/O), then this host asks the host to kill it under I/O.
+# Usage: client.sh PEERS_DIR basic|long|reboot
 set -uo pipefail
 peers=$1 scenario=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,6 +58,25 @@ if [ "$scenario" = basic ]; then
 	r=$(verify 7) && pass "I/O resumes verified after the cut: $r" || { fail "I/O after the short cut"; r=failed; }
 	check "both paths still connected" both_connected
 	signal cut-done "$r"
+elif [ "$scenario" = reboot ]; then
+	step "the server host is stopped and booted again (this host keeps its map)"
+	none_connected() { ! connected "$th_p1" && ! connected "$th_p2"; }
+	await stop-me 60 || bail "the server host did not finish its checks"
+	host reboot-server 120 || bail "the host did not stop the server host"
+	t=$(now)
+	check "both paths leave the connected state (the server host is gone)" wait_for 120 none_connected
+	note "both left $(elapsed "$t") s after the stop: $(cat "$cls/$th_p1/state" "$cls/$th_p2/state" 2>&1 | tr '\n' ' ')"
+	await back 240 || bail "the server host did not come back"
+	note "the server host's new boot is ready (seen $(elapsed "$t") s after the stop; when it was: events.txt)"
+	# upstream's client tries again about every 30 s: 120 s is about four tries
+	check "the client reconnects both paths to the new boot" wait_for 120 both_connected
+	both_connected || bail "no reconnect to the new boot"
+	note "both connected $(elapsed "$t") s after the stop"
+	# the new boot's ram disk is new: what was written before is gone
+	zeros=$(cmp -s <(dd if="$dev" bs=1M count=1 iflag=direct status=none) <(head -c 1048576 /dev/zero) && echo zeros || echo data)
+	note "the first MiB after the reconnect reads: $zeros (zeros: a new ram disk)"
+	r=$(verify 13) && pass "I/O verified after the reconnect: $r" || { fail "I/O after the reconnect"; r=failed; }
+	signal verified2 "$r"
 else
 	step "cut both links for 60 s (longer than the heartbeat timeout)"
 	signal cutting

@@ -58,3 +58,8 @@ bail() {
 	finish
 	exit 1
 }
+
+# mem_note WHEN: this host's memory now (/proc/meminfo), for the figures.
+mem_note() {
+	note "memory, $1: $(awk '/^(MemFree|MemAvailable|Slab|SUnreclaim|Percpu):/ { printf "%s %d kB ", $1, $2 }' /proc/meminfo)"
+}

@@ -10,7 +10,10 @@
 #          on heartbeat loss, what the server holds returns to zero)
 #   long:  a cut longer than the heartbeat timeout (both paths close, the
 #          links heal, the client reconnects), then the same death
-# Usage: server.sh MODULE_DIR PEERS_DIR ours|upstream basic|long
+#   reboot: this host is stopped (its QEMU quit: a crash) and booted again
+#          (RTRS_TH_BOOT=2, two-hosts); the client keeps its map and
+#          reconnects both paths to the new boot, verified I/O; the same death
+# Usage: server.sh MODULE_DIR PEERS_DIR ours|upstream basic|long|reboot
 set -uo pipefail
 ours=$1 peers=$2 flavor=$3 scenario=$4
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,8 +22,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 class=/sys/class/rtrs-server
 sess=s2h
 wait_peer=${RTRS_TH_WAIT:-300}
+boot=${RTRS_TH_BOOT:-1}
 
-step "server host ($flavor server, $scenario): the wire, soft-RoCE on both NICs"
+step "server host ($flavor server, $scenario, boot $boot): the wire, soft-RoCE on both NICs"
 net_up || bail "the wire and soft-RoCE"
 modprobe brd rd_nr=1 rd_size=$((32 * 1024)) || bail "brd"
 if [ "$flavor" = ours ]; then
@@ -32,16 +36,7 @@ else
 		insmod "$peers/src/rtrs/rtrs-server.ko" &&
 		insmod "$peers/src/rnbd/rnbd-server.ko" || bail "upstream rtrs-server and rnbd-server"
 fi
-signal ready
-
-step "the client host maps /dev/ram0 over two paths"
-await mapped "$wait_peer" || bail "the client host did not map"
-got abort && bail "the client host gave up: $(cat "$th_dir/in/abort")"
-check "path 1 ($th_p1) in the class" wait_exists "$class/$sess/paths/$th_p1" 10
-check "path 2 ($th_p2) in the class" wait_exists "$class/$sess/paths/$th_p2" 10
-await verified 120 || bail "no verified I/O from the client host"
-r=$(cat "$th_dir/in/verified")
-check "the client host's verified I/O ($r)" test "$r" != failed
+mem_note "modules loaded, no session"
 
 # paths_state: "p1 p2" with 1 for a path in the class, 0 for one not
 paths_state() { echo "$(test -e "$class/$sess/paths/$th_p1" && echo 1 || echo 0) $(test -e "$class/$sess/paths/$th_p2" && echo 1 || echo 0)"; }
@@ -49,7 +44,40 @@ path_gone() { test ! -e "$class/$sess/paths/$1"; }
 both_gone() { path_gone "$th_p1" && path_gone "$th_p2"; }
 both_back() { ! path_gone "$th_p1" && ! path_gone "$th_p2"; }
 
-if [ "$scenario" = basic ]; then
+if [ "$boot" = 1 ]; then
+	signal ready
+	step "the client host maps /dev/ram0 over two paths"
+	await mapped "$wait_peer" || bail "the client host did not map"
+	got abort && bail "the client host gave up: $(cat "$th_dir/in/abort")"
+	check "path 1 ($th_p1) in the class" wait_exists "$class/$sess/paths/$th_p1" 10
+	check "path 2 ($th_p2) in the class" wait_exists "$class/$sess/paths/$th_p2" 10
+	await verified 120 || bail "no verified I/O from the client host"
+	r=$(cat "$th_dir/in/verified")
+	check "the client host's verified I/O ($r)" test "$r" != failed
+	mem_note "the session mapped, 16 MiB written"
+fi
+
+if [ "$scenario" = reboot ] && [ "$boot" = 1 ]; then
+	step "this host is stopped (its QEMU quit) and booted again"
+	# the client asks two-hosts to stop this guest once it is told that
+	# this boot's checks are done: nothing below runs
+	signal stop-me
+	sleep 120
+	fail "still running 120 s after the verified I/O (no stop)"
+	finish
+	exit 1
+elif [ "$scenario" = reboot ]; then
+	step "booted again: the client host reconnects to this boot"
+	signal back
+	t=$(now)
+	check "the client reconnects both paths to this boot" wait_for 150 both_back
+	both_back || bail "the client did not reconnect to this boot"
+	note "both paths in the class $(elapsed "$t") s after this boot was ready"
+	await verified2 150 || bail "no verified I/O after the reconnect"
+	r=$(cat "$th_dir/in/verified2")
+	check "verified I/O after the reconnect ($r)" test "$r" != failed
+	mem_note "the session back, 16 MiB written"
+elif [ "$scenario" = basic ]; then
 	step "a cut of both links shorter than the heartbeat timeout"
 	await cutting 60 || bail "no cut"
 	t=$(now) lost=0
@@ -91,6 +119,7 @@ if [ "$flavor" = ours ]; then
 	check "what our server holds returns to zero" held_zero 20
 	note "held: $(tr '\n' ' ' </sys/kernel/debug/rtrs-server/held)"
 fi
+mem_note "the session gone, modules loaded"
 
 step "unload"
 if [ "$flavor" = ours ]; then
@@ -99,5 +128,6 @@ else
 	check "unload upstream's" rmmod rnbd_server rtrs_server rtrs_core
 fi
 check "the class is gone" test ! -e $class
+mem_note "unloaded"
 signal done
 finish

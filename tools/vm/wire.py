@@ -14,7 +14,8 @@
 # usage: wire.py CONTROL_DIR SECONDS WIRES
 #   listens on 2 x WIRES ports the kernel picks, writes CONTROL_DIR/ports
 #   ("server-port client-port" a line, one per wire), accepts one server
-#   and one client connection a wire, relays for at most SECONDS. Wire N is
+#   and one client connection a wire (and a new one after an end went: a
+#   guest booted again), relays for at most SECONDS. Wire N is
 #   cut while CONTROL_DIR/cutN exists. CONTROL_DIR/counts: frames relayed
 #   and dropped, a wire and direction a line, written every second.
 import os, socket, struct, sys, threading, time
@@ -47,42 +48,47 @@ def recv_exact(c, k):
     return b
 
 
-def pump(i, name, src, dst):
+def end_of(i, k):
+    """End k (0 the server's, 1 the client's) of wire i: accepts that
+    QEMU's connection, and again after it went (the guest was stopped and
+    booted again); relays its frames to the other end while both are
+    there and the wire is not cut, drops them otherwise (counted)."""
+    ls = lsocks[2 * i + k]
     cut = os.path.join(ctl, "cut%d" % i)
-    key = "wire%d %s" % (i, name)
-    counts[key] = [0, 0]
-    try:
-        while True:
-            hdr = recv_exact(src, 4)
-            frame = recv_exact(src, struct.unpack(">I", hdr)[0])
-            if os.path.exists(cut):
-                counts[key][1] += 1
-                continue
-            dst.sendall(hdr + frame)
-            counts[key][0] += 1
-    except (EOFError, OSError):
-        pass  # one end went (a guest ended or was killed)
-
-
-def wire(i):
-    ls, lc = lsocks[2 * i], lsocks[2 * i + 1]
-    ends = []
-    for s in (ls, lc):
-        s.settimeout(max(1.0, end - time.monotonic()))
+    key = "wire%d %s" % (i, ("server>client", "client>server")[k])
+    while time.monotonic() < end:
+        ls.settimeout(max(1.0, end - time.monotonic()))
         try:
-            c, _ = s.accept()
+            c, _ = ls.accept()
         except OSError:
             return
         c.settimeout(None)
         c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        ends.append(c)
-    sc, cc = ends
-    for name, a, b in (("server>client", sc, cc), ("client>server", cc, sc)):
-        threading.Thread(target=pump, args=(i, name, a, b), daemon=True).start()
+        ends[i][k] = c
+        try:
+            while True:
+                hdr = recv_exact(c, 4)
+                frame = recv_exact(c, struct.unpack(">I", hdr)[0])
+                dst = ends[i][1 - k]
+                if dst is None or os.path.exists(cut):
+                    counts[key][1] += 1
+                    continue
+                try:
+                    dst.sendall(hdr + frame)
+                    counts[key][0] += 1
+                except OSError:
+                    counts[key][1] += 1  # the other end is going
+        except (EOFError, OSError):
+            pass  # this end went (its guest ended or was stopped)
+        ends[i][k] = None
+        c.close()
 
 
+ends = [[None, None] for _ in range(n)]
 for i in range(n):
-    threading.Thread(target=wire, args=(i,), daemon=True).start()
+    for k in (0, 1):
+        counts["wire%d %s" % (i, ("server>client", "client>server")[k])] = [0, 0]
+        threading.Thread(target=end_of, args=(i, k), daemon=True).start()
 while time.monotonic() < end:
     time.sleep(1)
     with open(os.path.join(ctl, ".counts"), "w") as f:
