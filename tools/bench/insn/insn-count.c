@@ -4,8 +4,9 @@
  * instructions a guest executes, per guest virtual address, in the module
  * area of x86-64 Linux, plus the whole guest's and the kernel's totals.
  *
- * Protocol (doc/benchmarks.md, "Instructions per I/O (insn.sh)"): the guest runs `insn-mark`, which
- * executes the marker instruction `xchg %r15,%r15` (4d 87 ff) in user mode.
+ * Protocol (doc/benchmarks.md, "Instructions per I/O (insn.sh)"): the
+ * guest runs `insn-mark`, which executes the marker instruction
+ * `xchg %r15,%r15` (4d 87 ff) in user mode.
  * Each time the marker runs, the plugin writes the counts gathered since the
  * previous marker to OUT/dump-NNNN.txt (NNNN counts markers from 1) and
  * zeroes them. The guest keeps the labels of its markers itself.
