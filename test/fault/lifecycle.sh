@@ -112,7 +112,7 @@ if want 27; then
 	refused() { log_count "connection request refused: the memory budget is spent"; }
 	r0=$(refused)
 	sync
-	echo 1 >/proc/sys/vm/drop_caches
+	echo 3 >/proc/sys/vm/drop_caches
 	m0=$(mem_kb)
 	"$client" connect --session flood --server $srv --src $cli --cons 4096 --no-info --window 64 \
 		--quiet >$work/flood.out 2>$work/flood.err &
@@ -159,17 +159,25 @@ if want 27; then
 	check "the refusal says why in the kernel log ($got 'the memory budget is spent' lines)" test "$got" -gt 0
 	dmesg | grep -E "connection request refused|memory budget allows" | tail -n 2 | sed 's/^/   /'
 	grep -h "rejected" $work/flood.out | tail -n 1 | sed 's/^/   client: /'
-	# Everything the path held is given back once the client is gone
-	# (measured as at the start: the page cache dropped).
+	# Everything the path held is given back once the client is gone:
+	# exactly, by the module's own count of what it holds (chunk pages,
+	# MRs, connections, paths, sessions: all zero)...
+	check "once the client is gone the module holds nothing (debugfs held)" held_zero 60
+	# ... and roughly, by the guest's MemAvailable against the start (the
+	# page cache and reclaimable slabs dropped), which also sees what the
+	# count does not (kmalloc'd state, the kernel's end of our QPs). Slab
+	# pages the flood grew are not all given back: 36 MiB once (CI, 6.1).
+	# The bound stays below one session's chunks (64 MiB at the defaults).
 	end=$((SECONDS + 60))
 	while [ "$SECONDS" -lt "$end" ]; do
 		sync
-		echo 1 >/proc/sys/vm/drop_caches
-		[ "$(((m0 - $(mem_kb)) / 1024))" -le 32 ] && break
+		echo 3 >/proc/sys/vm/drop_caches
+		[ "$(((m0 - $(mem_kb)) / 1024))" -le 48 ] && break
 		sleep 2
 	done
-	check "its memory came back within 60 s (MemAvailable $(((m0 - $(mem_kb)) / 1024)) MiB below the start)" \
-		test "$(((m0 - $(mem_kb)) / 1024))" -le 32
+	echo "figure: row 27 flood: mib_below_start=$(((m0 - $(mem_kb)) / 1024))"
+	check "its memory came back within 60 s (MemAvailable $(((m0 - $(mem_kb)) / 1024)) MiB below the start, 48 at most)" \
+		test "$(((m0 - $(mem_kb)) / 1024))" -le 48
 	reload || fail "reload with the defaults"
 
 	step "row 27: a trickle, one connection every 20 s of a path of 16, no info request"
