@@ -104,37 +104,11 @@ int Connection::post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp) {
         return -rt::errc::nobufs;
     }
     rtrs_env_wr& last = wrs[n - 1];
-    if (!last.signaled) {
-        // Posts the caller did not ask a completion for: one in interval_.
-        if (++unasked_ >= interval_) unasked_ = 0;
-        if (unasked_ == 0 || tail_ + n >= tail_max_) last.signaled = 1;
-    }
+    if (!last.signaled && must_signal(n)) last.signaled = 1;
     int err = rtrs_env_post_send(env_, wrs, n);
     if (err) return err;
-    posted_ += n;
-    if (!last.signaled) {
-        tail_ += n;
-        return 0;
-    }
-    tail_ = 0;
-    // The queue holds at most sq_size_ requests, so at most that many
-    // signaled ones are outstanding.
-    ends_[(ends_head_ + ends_count_) % sq_size_] = End{posted_, stamp ? *stamp : 0, stamp != nullptr};
-    ++ends_count_;
+    posted(n, last.signaled, stamp);
     return 0;
-}
-
-bool Connection::signaled_done(rt::u64* stamp) {
-    if (ends_count_ == 0) {
-        rtrs_env_warn("rtrs core: a completion nobody posted");
-        return false;
-    }
-    const End e = ends_[ends_head_];
-    done_ = e.end;
-    ends_head_ = (ends_head_ + 1) % sq_size_;
-    --ends_count_;
-    if (e.stamped && stamp) *stamp = e.stamp;
-    return e.stamped;
 }
 
 }  // namespace core

@@ -18,6 +18,7 @@
 #include "core/path.h"
 #include "core/request.h"
 #include "rt/array.h"
+#include "rt/errno.h"
 #include "rt/list.h"
 #include "rt/result.h"
 #include "rt/types.h"
@@ -58,6 +59,11 @@ public:
     // the caller set it so, or when the accounting above wants it; *stamp
     // comes back from signaled_done() if it was.
     int post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp = nullptr) REQUIRES(path_->io_lock());
+    // The I/O path's posts (rtrs_env_post_resp(), rtrs_env_post_local_inv()),
+    // counted the same way. A response of n work requests: r.signaled is
+    // set here (the accounting's choice); the invalidation is signaled.
+    int post_resp(rtrs_env_resp& r, rt::u32 n, const rt::u64* stamp) REQUIRES(path_->io_lock());
+    int post_local_inv(rt::u32 rkey, rtrs_core_cqe* cqe) REQUIRES(path_->io_lock());
     // A signaled work request completed: its post and all before are done.
     // True, with *stamp set, if that post had a stamp.
     bool signaled_done(rt::u64* stamp = nullptr) REQUIRES(path_->io_lock());
@@ -81,6 +87,12 @@ public:
     rt::u64 charged = 0;
 
 private:
+    // Whether a post of n work requests that asked for no completion gets
+    // one (see the header); counts it.
+    bool must_signal(rt::u32 n) REQUIRES(path_->io_lock());
+    // n work requests were posted, the last one signaled or not.
+    void posted(rt::u32 n, bool signaled, const rt::u64* stamp) REQUIRES(path_->io_lock());
+
     Path* path_;
     rt::u16 cid_;
     rtrs_env_con* env_ = nullptr;
@@ -103,5 +115,69 @@ private:
     rt::u32 ends_head_ GUARDED_BY(path_->io_lock()) = 0;
     rt::u32 ends_count_ GUARDED_BY(path_->io_lock()) = 0;
 };
+
+// The send queue's accounting, inline: the I/O path runs it per request.
+
+inline bool Connection::must_signal(rt::u32 n) {
+    // Posts the caller did not ask a completion for: one in interval_, and
+    // any after which the unsignaled tail would reach half the queue.
+    if (++unasked_ >= interval_) unasked_ = 0;
+    return unasked_ == 0 || tail_ + n >= tail_max_;
+}
+
+inline void Connection::posted(rt::u32 n, bool signaled, const rt::u64* stamp) {
+    posted_ += n;
+    if (!signaled) {
+        tail_ += n;
+        return;
+    }
+    tail_ = 0;
+    // The queue holds at most sq_size_ requests, so at most that many
+    // signaled ones are outstanding.
+    rt::u32 at = ends_head_ + ends_count_;
+    if (at >= sq_size_) at -= sq_size_;
+    End& e = ends_[at];
+    e.end = posted_;
+    e.stamp = stamp ? *stamp : 0;
+    e.stamped = stamp != nullptr;
+    ++ends_count_;
+}
+
+inline int Connection::post_resp(rtrs_env_resp& r, rt::u32 n, const rt::u64* stamp) {
+    if (__builtin_expect(!room(n), 0)) {
+        rtrs_env_warn("rtrs core: post without room in the send queue");
+        return -rt::errc::nobufs;
+    }
+    r.signaled = must_signal(n);
+    int err = rtrs_env_post_resp(env_, &r);
+    if (__builtin_expect(err != 0, 0)) return err;
+    posted(n, r.signaled, stamp);
+    return 0;
+}
+
+inline int Connection::post_local_inv(rt::u32 rkey, rtrs_core_cqe* cqe) {
+    if (__builtin_expect(!room(1), 0)) {
+        rtrs_env_warn("rtrs core: post without room in the send queue");
+        return -rt::errc::nobufs;
+    }
+    int err = rtrs_env_post_local_inv(env_, rkey, cqe);
+    if (__builtin_expect(err != 0, 0)) return err;
+    posted(1, true, nullptr);
+    return 0;
+}
+
+inline bool Connection::signaled_done(rt::u64* stamp) {
+    if (__builtin_expect(ends_count_ == 0, 0)) {
+        rtrs_env_warn("rtrs core: a completion nobody posted");
+        return false;
+    }
+    const End& e = ends_[ends_head_];
+    done_ = e.end;
+    const bool stamped = e.stamped;
+    if (stamped && stamp) *stamp = e.stamp;
+    if (++ends_head_ == sq_size_) ends_head_ = 0;
+    --ends_count_;
+    return stamped;
+}
 
 }  // namespace core

@@ -90,6 +90,16 @@ extern "C" void rtrs_core_on_wc(void* core_con, rtrs_core_cqe* cqe, const rtrs_c
     c->path().on_wc(*c, *cqe, *wc);
 }
 
+extern "C" void rtrs_core_on_imm(void* core_con, rt::u32 imm) {
+    Connection* c = static_cast<Connection*>(core_con);
+    c->path().on_imm(*c, imm);
+}
+
+extern "C" void rtrs_core_on_send_done(void* core_con, rtrs_core_cqe* cqe) {
+    Connection* c = static_cast<Connection*>(core_con);
+    c->path().on_send_done(*c, *cqe);
+}
+
 extern "C" void rtrs_core_run_work(void* owner, unsigned int kind) {
     static_cast<Path*>(owner)->run_work(kind);
 }

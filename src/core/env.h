@@ -269,6 +269,49 @@ int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, 
 int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *buf,
 		       struct rtrs_core_cqe *cqe, unsigned int count);
 
+/*
+ * The I/O path's posts: the same work requests as rtrs_env_post_send() and
+ * rtrs_env_post_recv() would post, through work requests the glue keeps
+ * per connection and fills in (no chain built from descriptors at each
+ * request). The io lock is held around each (the glue reuses its work
+ * requests), and the core has counted the send queue's room.
+ *
+ * A response, one chain in this order:
+ *   data_len != 0   RDMA_WRITE of [data_addr, data_addr + data_len) to
+ *                   remote_addr under rkey (a range of a mapped chunk,
+ *                   synced for the device first)
+ *   mr != NULL      REG_MR of mr under mr_key, which becomes the region's
+ *                   key (rtrs_env_mr_next_rkey()'s rule: the key's low
+ *                   byte is the part that changes, mr_key's is taken)
+ *   send_inv        SEND_INV without data, invalidating inv_rkey
+ *   the message     msg_len != 0: SEND_IMM of [msg_addr, msg_addr + msg_len)
+ *                   (a buffer mapped to the device, synced first); else
+ *                   RDMA_WRITE_IMM without data; imm in host order
+ * Only the message may be signaled; each of them completes on cqe (a
+ * failure or a flush of any, and the message's success when signaled).
+ */
+struct rtrs_env_resp {
+	__UINT64_TYPE__ data_addr;
+	__UINT64_TYPE__ remote_addr;
+	__UINT32_TYPE__ data_len;
+	__UINT32_TYPE__ rkey;
+	struct rtrs_env_mr *mr;
+	__UINT32_TYPE__ mr_key;
+	__UINT32_TYPE__ inv_rkey;
+	__UINT64_TYPE__ msg_addr;
+	__UINT32_TYPE__ msg_len;
+	__UINT32_TYPE__ imm;
+	unsigned char send_inv;
+	unsigned char signaled;
+	struct rtrs_core_cqe *cqe;
+};
+int rtrs_env_post_resp(struct rtrs_env_con *con, const struct rtrs_env_resp *r);
+/* A signaled LOCAL_INV of rkey, completing on cqe. */
+int rtrs_env_post_local_inv(struct rtrs_env_con *con, __UINT32_TYPE__ rkey,
+			    struct rtrs_core_cqe *cqe);
+/* One receive without a buffer (for an RDMA write with immediate), on cqe. */
+int rtrs_env_post_recv_imm(struct rtrs_env_con *con, struct rtrs_core_cqe *cqe);
+
 /* --- the listener ----------------------------------------------------------------- */
 
 /*

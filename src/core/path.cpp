@@ -39,11 +39,10 @@ Path::Path(Session& sess, const wire::ConnReqFields& req)
       recon_cnt_(req.recon_cnt),
       always_inval_(module()->cfg().always_invalidate),
       chunk_size_(sess.chunk_size()),
-      queue_depth_(sess.queue_depth()) {
+      queue_depth_(sess.queue_depth()),
+      offset_bits_(wire::offset_bits(wire::chunk_bits(sess.queue_depth()))) {
     __atomic_add_fetch(&g_paths_held, 1, __ATOMIC_RELAXED);
 }
-
-Server& Path::server() const { return sess_->server(); }
 
 bool Path::same_addresses(const rtrs_core_addr& client, const rtrs_core_addr& server) const {
     return same_addr(client_, client) && same_addr(server_, server);
@@ -254,17 +253,13 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
         return;
     case kCqeSend:
         if (!wc.ok) break;
-        {
-            const rt::u64 now = kLatencyOn ? rtrs_env_now_ns() : 0;
-            Guard g(io_lock_);
-            rt::u64 answered_ns = 0;
-            // A signaled response: one sample of the transport latency.
-            if (c.signaled_done(&answered_ns) && kLatencyOn) lat_net_.record_span(answered_ns, now);
-            run_pending(c);
-        }
+        on_send_ok(c);
         return;
     case kCqeInv:
-        on_inv_done(c, *static_cast<Request*>(cqe.owner), wc);
+        if (wc.ok)
+            on_inv_ok(c, *static_cast<Request*>(cqe.owner));
+        else
+            on_inv_failed(*static_cast<Request*>(cqe.owner), wc);
         return;
     case kCqeInfo:
         on_info_wc(c, wc);
@@ -275,6 +270,34 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
         Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
             .put(cqe.kind == kCqeRecv ? ": receive failed: " : ": send failed: ").put(wc.status);
     request_close(CloseReason::Transport);
+}
+
+// The glue's short way for a send-queue work request that completed with
+// success: what on_wc() does with such a completion.
+void Path::on_send_done(Connection& c, rtrs_core_cqe& cqe) {
+    switch (cqe.kind) {
+    case kCqeSend:
+        on_send_ok(c);
+        return;
+    case kCqeInv:
+        on_inv_ok(c, *static_cast<Request*>(cqe.owner));
+        return;
+    default: {
+        static constexpr rtrs_core_wc kSuccess = {1, 0, "success", RTRS_CORE_WC_SEND, 0, 0};
+        on_wc(c, cqe, kSuccess);
+        return;
+    }
+    }
+}
+
+// A signaled send completed: its post and all before it are done.
+void Path::on_send_ok(Connection& c) {
+    const rt::u64 now = kLatencyOn ? rtrs_env_now_ns() : 0;
+    Guard g(io_lock_);
+    rt::u64 answered_ns = 0;
+    // A signaled response: one sample of the transport latency.
+    if (c.signaled_done(&answered_ns) && kLatencyOn) lat_net_.record_span(answered_ns, now);
+    if (!c.pending.empty()) run_pending(c);
 }
 
 void Path::run_work(unsigned int kind) {

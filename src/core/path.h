@@ -134,7 +134,7 @@ public:
     bool abandon();
 
     Session& sess() const { return *sess_; }
-    Server& server() const;
+    Server& server() const { return sess_->server(); }
     Device& dev() const { return *dev_; }
     const wire::Uuid& uuid() const { return uuid_; }
     rt::u16 con_num() const { return con_num_; }
@@ -193,7 +193,12 @@ public:
 
     // Requests (request.cpp): completion context; each takes the io lock.
     void on_imm(Connection& c, rt::u32 imm) EXCLUDES(io_lock_);
-    void on_inv_done(Connection& c, Request& r, const rtrs_core_wc& wc) EXCLUDES(io_lock_);
+    void on_inv_ok(Connection& c, Request& r) EXCLUDES(io_lock_);
+    void on_inv_failed(Request& r, const rtrs_core_wc& wc) EXCLUDES(io_lock_);
+    // A send-queue work request completed with success (the glue's short
+    // way, rtrs_core_on_send_done()); a signaled send of c completed.
+    void on_send_done(Connection& c, rtrs_core_cqe& cqe);
+    void on_send_ok(Connection& c) EXCLUDES(io_lock_);
     // No lock: reads the request from its chunk and hands it to the ULP.
     // Not analysed: it fills in the request's header fields (request.h:
     // under the io lock) without the lock, which is right while the
@@ -226,7 +231,21 @@ private:
     void invalidate_locked(Request& r) REQUIRES(io_lock_);
     void respond_locked(Request& r) REQUIRES(io_lock_);
     bool post_invalidate_locked(Request& r) REQUIRES(io_lock_);
-    bool post_response_locked(Request& r) REQUIRES(io_lock_);
+    bool post_response_locked(Request& r, rt::u32 n) REQUIRES(io_lock_);
+    rt::u32 response_wrs(const Request& r) const REQUIRES(io_lock_);
+    // What goes wrong on the I/O path, logged (and the path closed where
+    // it says so) out of the hot functions' way.
+    [[gnu::noinline]] void hb_ack_locked(Connection& c) REQUIRES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void early_imm_locked(Connection& c) REQUIRES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void unknown_imm_locked(rt::u32 type) REQUIRES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void bad_imm_locked(rt::u32 payload) REQUIRES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void busy_chunk_locked(Request& r) REQUIRES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void io_failed_locked(const char* what, int err) REQUIRES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void io_error_locked(const char* what, int err,
+                                                      const char* status = nullptr) REQUIRES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void response_failed_locked(Request& r, int err) REQUIRES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void bad_request(Request& r, int err) NO_THREAD_SAFETY_ANALYSIS;
+    [[gnu::cold, gnu::noinline]] void ulp_failed(Request& r, int err) EXCLUDES(io_lock_);
     void answered_locked() REQUIRES(io_lock_);
     void drop_pending_locked() REQUIRES(io_lock_);
     // Server and io locks held: no established connection still waits
@@ -242,6 +261,7 @@ private:
     bool always_inval_;
     rt::u32 chunk_size_;
     rt::u32 queue_depth_;
+    rt::u32 offset_bits_;  // of an I/O immediate's payload (wire::offset_bits())
     unsigned int hca_port_ = 0;
     rtrs_core_addr client_{};
     rtrs_core_addr server_{};

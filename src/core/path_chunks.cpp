@@ -57,6 +57,18 @@ bool PathChunks::register_chunks(rtrs_env_dev* dev, rt::u32 chunk_size, bool alw
             rtrs_env_buf_alloc(dev, sizeof(wire::RkeyRsp), RTRS_ENV_DMA_TO_DEVICE, &m.rkey_msg))
             return false;
     }
+    // What each request's response takes from its chunk and registration.
+    for (rt::u32 i = 0; i < queue_depth; ++i) {
+        Request& r = reqs_[i];
+        Mr& m = mr_of_chunk(i);
+        r.mr = &m;
+        r.rsp.data_addr = chunk_dma_[i];
+        if (always_inval) {
+            r.rsp.mr = m.mr;
+            r.rsp.msg_addr = m.rkey_msg.dma;
+            r.rsp.msg_len = sizeof(wire::RkeyRsp);
+        }
+    }
     return true;
 }
 

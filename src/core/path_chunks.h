@@ -24,6 +24,10 @@ class Path;
 class Request;
 class Session;
 
+// A fast registration's next key: its low byte (the key's tag, which the
+// verbs let the owner change) counts up, the rest stays.
+constexpr rt::u32 next_rkey(rt::u32 rkey) { return (rkey & ~0xffu) | ((rkey + 1) & 0xffu); }
+
 // One memory registration: chunks [first, first + n) of the session.
 struct Mr {
     rtrs_env_mr* mr = nullptr;

@@ -23,60 +23,37 @@ void Request::init(Path& path, rt::u32 id) {
     inv_cqe.kind = kCqeInv;
 }
 
-namespace {
-
-// Work requests a request's pending action needs.
-rt::u32 wrs_needed(const Request& r, bool always_inval) REQUIRES(r.path().io_lock()) {
-    if (r.pending == Pending::Invalidate) return 1;
-    rt::u32 n = 1;  // the immediate
-    const bool read = r.type == wire::MsgType::Read && r.has_desc;
-    if (read && r.answer == 0) ++n;
-    if (always_inval) ++n;
-    if (read && r.need_inval) ++n;
-    return n;
-}
-
-}  // namespace
+// The I/O path below runs per request: its hot functions log nothing
+// themselves (a log line's buffer would give each of them a large stack
+// frame with its canary); what goes wrong is told by the cold functions
+// at the end of the file.
 
 // Completion context: an immediate on connection c.
 void Path::on_imm(Connection& c, rt::u32 imm) {
     const wire::Imm t = wire::imm_decode(imm);
+    const bool io = t.is(wire::ImmType::IoReq);
     // A request's arrival, for its latency: read outside the lock.
-    const rt::u64 now = kLatencyOn && t.is(wire::ImmType::IoReq) ? rtrs_env_now_ns() : 0;
+    const rt::u64 now = kLatencyOn && io ? rtrs_env_now_ns() : 0;
     Request* go = nullptr;
     {
         Guard g(io_lock_);
-        if (state_ != PathState::Up) {
+        if (__builtin_expect(state_ != PathState::Up, 0)) {
             // Before our answer to the info request, a client has nothing
             // to send: the ULP has not been told of the path yet.
-            if (state_ < PathState::Up) {
-                Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
-                    .put(": an immediate before the path is up; closing the path");
-                close_locked(CloseReason::Protocol);
-            }
+            if (state_ < PathState::Up) early_imm_locked(c);
             return;  // closing: the drain takes the rest
         }
         clock_.heard_locked();
-        if (int err = rtrs_env_post_recv(c.env(), nullptr, &c.recv_cqe, 1)) {
-            Log(kErr, log_gate_).who(sess_name(), name_).put(": cannot post a receive: ").dec(err);
-            close_locked(CloseReason::Transport);
+        if (int err = rtrs_env_post_recv_imm(c.env(), &c.recv_cqe)) {
+            io_failed_locked("cannot post a receive", err);
             return;
         }
-        if (t.is(wire::ImmType::IoReq)) {
+        if (io) {
             go = arrive_locked(c, t.payload, now);
         } else if (t.is(wire::ImmType::HbMsg)) {
-            if (c.room(1)) {  // an ack that does not fit is not missed
-                rtrs_env_wr wr{};
-                wr.op = RTRS_ENV_WR_RDMA_WRITE_IMM;
-                wr.imm = wire::imm_encode(wire::ImmType::HbAck, 0);
-                wr.signaled = 1;
-                wr.cqe = &c.send_cqe;
-                if (c.post(&wr, 1)) close_locked(CloseReason::Transport);
-            }
+            hb_ack_locked(c);
         } else if (!t.is(wire::ImmType::HbAck)) {
-            Log(kErr, log_gate_).who(sess_name(), name_).put(": unknown immediate type ").dec(rt::u64{t.type})
-                .put("; closing the path");
-            close_locked(CloseReason::Protocol);
+            unknown_imm_locked(t.type);
         }
     }
     if (go) dispatch(*go);
@@ -91,26 +68,21 @@ void Path::release_locked(Request& r) { r.state = ReqState::Free; }
 // A request arrived on its chunk. Returns it when it is to be read and
 // handed to the ULP now (the caller does that without the lock).
 Request* Path::arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) {
-    auto where = wire::io_req_locate(payload, queue_depth_, chunk_size_);
-    if (!where.ok()) {
-        Log(kErr, log_gate_).who(sess_name(), name_).put(": I/O immediate 0x").hex(payload)
-            .put(" names no chunk of the session; closing the path");
-        close_locked(CloseReason::Protocol);
+    const wire::IoReqAddr where = wire::io_req_decode_at(payload, offset_bits_);
+    if (__builtin_expect(where.chunk_id >= queue_depth_ || where.offset >= chunk_size_, 0)) {
+        bad_imm_locked(payload);
         return nullptr;
     }
-    Request& r = chunks_.req(where.value().chunk_id);
-    if (r.state == ReqState::Invalidating || r.state == ReqState::WithUlp ||
-        r.state == ReqState::Queued) {
+    Request& r = chunks_.req(where.chunk_id);
+    if (__builtin_expect(r.state != ReqState::Free, 0)) {
         // A correct client reuses a chunk only once its response came; a
         // second request would overwrite the first one's data under it.
-        Log(kErr, log_gate_).who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()})
-            .put(": a new request while the previous one is in flight; closing the path");
-        close_locked(CloseReason::Protocol);
+        busy_chunk_locked(r);
         return nullptr;
     }
     r.con = &c;
     r.arrived_ns = now_ns;
-    r.hdr_off = where.value().offset;
+    r.hdr_off = where.offset;
     r.dir = kDirWrite;
     r.answer = 0;
     r.type = wire::MsgType::Write;  // until dispatch() reads the header
@@ -142,75 +114,59 @@ void Path::invalidate_locked(Request& r) {
 }
 
 bool Path::post_invalidate_locked(Request& r) {
-    rtrs_env_wr wr{};
-    wr.op = RTRS_ENV_WR_LOCAL_INV;
-    wr.inv_rkey = mr_of_chunk(r.id()).info.rkey;
-    wr.signaled = 1;
-    wr.cqe = &r.inv_cqe;
-    int err = r.conn().post(&wr, 1);
-    if (err) Log(kErr, log_gate_).who(sess_name(), name_).put(": cannot post a local invalidation: ").dec(err);
-    return err == 0;
+    int err = r.conn().post_local_inv(r.mr->info.rkey, &r.inv_cqe);
+    if (__builtin_expect(err != 0, 0)) {
+        io_error_locked("cannot post a local invalidation", err);
+        return false;
+    }
+    return true;
 }
 
-void Path::on_inv_done(Connection& c, Request& r, const rtrs_core_wc& wc) {
+// The chunk's invalidation completed: the request goes to the ULP.
+void Path::on_inv_ok(Connection& c, Request& r) {
     Request* go = nullptr;
     {
         Guard g(io_lock_);
-        if (r.state == ReqState::Invalidating && (!wc.ok || state_ != PathState::Up))
-            release_locked(r);
-        if (!wc.ok) {
-            if (!wc.flushed)
-                Log(kErr, log_gate_).who(sess_name(), name_).put(": local invalidation failed: ").put(wc.status);
-            close_locked(CloseReason::Transport);
-            return;
-        }
         c.signaled_done();
         if (r.state == ReqState::Invalidating) {
-            r.state = ReqState::WithUlp;
-            ++inflight_;
-            go = &r;
+            if (__builtin_expect(state_ != PathState::Up, 0)) {
+                release_locked(r);
+            } else {
+                r.state = ReqState::WithUlp;
+                ++inflight_;
+                go = &r;
+            }
         }
-        run_pending(c);
+        if (!c.pending.empty()) run_pending(c);
     }
     if (go) dispatch(*go);
 }
 
+void Path::on_inv_failed(Request& r, const rtrs_core_wc& wc) {
+    Guard g(io_lock_);
+    if (r.state == ReqState::Invalidating) release_locked(r);
+    if (!wc.flushed) io_error_locked("local invalidation failed", 0, wc.status);
+    close_locked(CloseReason::Transport);
+}
+
 // No lock: the request is read from its chunk and handed to the ULP.
 void Path::dispatch(Request& r) {
-    rtrs_env_dma_sync_for_cpu(dev_->env(), chunk_dma(r.id()), chunk_size_);
-    rt::u8* chunk = static_cast<rt::u8*>(sess_->chunk(r.id()));
-    auto io = wire::parse_io_req(rt::Bytes(chunk, chunk_size_), r.hdr_off, wire::kMaxReadDesc);
-    if (!io.ok()) {
-        const int err = io.error();
-        Log l(kErr, log_gate_);
-        l.who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()}).put(": ");
-        switch (err) {
-        case rt::errc::proto: l.put("unknown message type"); break;
-        case rt::errc::badmsg: l.put("request header runs past the chunk"); break;
-        default: l.put("invalid request (user header or descriptor)"); break;
-        }
-        l.put(" at offset ").dec(rt::u64{r.hdr_off});
-        if (err == rt::errc::proto) {
-            // Not a request at all: nothing to answer, the path is broken.
-            l.put("; closing the path");
-            Guard g(io_lock_);
-            release_locked(r);
-            answered_locked();
-            close_locked(CloseReason::Protocol);
-            return;
-        }
-        // A request we cannot read is failed, not guessed at.
-        l.put("; failing the request");
-        on_answer(r, -err);
+    const rt::u32 id = r.id();
+    rtrs_env_dma_sync_for_cpu(dev_->env(), chunk_dma(id), chunk_size_);
+    rt::u8* chunk = static_cast<rt::u8*>(sess_->chunk(id));
+    wire::IoReq q;
+    const int err = wire::parse_io_req_into(rt::Bytes(chunk, chunk_size_), r.hdr_off,
+                                            wire::kMaxReadDesc, &q);
+    if (__builtin_expect(err != 0, 0)) {
+        bad_request(r, err);
         return;
     }
-    const wire::IoReq& q = io.value();
     r.type = q.type;
     r.data_len = q.data_len;
     r.usr_len = q.usr_len;
     r.need_inval = q.need_inval();
     r.has_desc = q.desc.count() != 0;
-    if (r.has_desc) r.desc = q.desc.at(0);
+    r.desc = q.first;
     const bool read = q.type == wire::MsgType::Read;
     r.dir = read ? kDirRead : kDirWrite;
     // What the stats count: data and user header, as upstream does.
@@ -221,21 +177,17 @@ void Path::dispatch(Request& r) {
         __atomic_add_fetch(&stats_.write_cnt, 1, __ATOMIC_RELAXED);
         __atomic_add_fetch(&stats_.write_bytes, rt::u64{q.hdr_off}, __ATOMIC_RELAXED);
     }
-    int err = rtrs_env_ulp_rdma_ev(server().ulp(), sess_, sess_->priv(), r.op(),
-                                   read ? RTRS_CORE_DIR_READ : RTRS_CORE_DIR_WRITE, chunk,
-                                   q.data_len, chunk + q.usr_off, q.usr_len);
-    if (err) {
-        Log(kErr, log_gate_).who(sess_name(), name_).put(": the upper layer failed request ").dec(rt::u64{r.id()})
-            .put(": ").dec(err);
-        on_answer(r, err);
-    }
+    int ulp_err = rtrs_env_ulp_rdma_ev(server().ulp(), sess_, sess_->priv(), r.op(),
+                                       read ? RTRS_CORE_DIR_READ : RTRS_CORE_DIR_WRITE, chunk,
+                                       q.data_len, chunk + q.usr_off, q.usr_len);
+    if (__builtin_expect(ulp_err != 0, 0)) ulp_failed(r, ulp_err);
 }
 
 // Any context: the ULP's answer.
 void Path::on_answer(Request& r, int status) {
     const rt::u64 now = kLatencyOn ? rtrs_env_now_ns() : 0;
     Guard g(io_lock_);
-    if (r.state != ReqState::WithUlp) {
+    if (__builtin_expect(r.state != ReqState::WithUlp, 0)) {
         rtrs_env_warn("rtrs core: an answer for a request the upper layer does not hold");
         return;
     }
@@ -243,10 +195,10 @@ void Path::on_answer(Request& r, int status) {
         lat_ulp_.record_span(r.arrived_ns, now);
         r.answered_ns = now;
     }
-    if (status)
+    if (__builtin_expect(status != 0, 0))
         rtrs_env_trace_io_error(sess_name(), name_, r.id(), status, r.dir == kDirRead);
     r.answer = status;
-    if (state_ != PathState::Up) {
+    if (__builtin_expect(state_ != PathState::Up, 0)) {
         release_locked(r);  // closing: nothing more is posted
     } else {
         respond_locked(r);
@@ -256,86 +208,73 @@ void Path::on_answer(Request& r, int status) {
 
 // One answer less to wait for; the teardown goes on after the last one.
 void Path::answered_locked() {
-    if (inflight_ == 0) {
+    if (__builtin_expect(inflight_ == 0, 0)) {
         rtrs_env_warn("rtrs core: more answers than requests");
         return;
     }
     if (--inflight_ == 0 && state_ == PathState::AwaitingAnswers) rtrs_env_work_queue(close_work_, 0);
 }
 
-void Path::respond_locked(Request& r) {
+// Work requests of a response: [data write] [re-registration] [remote
+// invalidation] and the message with the immediate.
+rt::u32 Path::response_wrs(const Request& r) const {
+    const bool read = r.type == wire::MsgType::Read && r.has_desc;
+    return 1 + (read && r.answer == 0) + always_inval_ + (read && r.need_inval);
+}
+
+inline void Path::respond_locked(Request& r) {
     Connection& c = r.conn();
-    r.pending = Pending::Respond;
-    if (!c.room(wrs_needed(r, always_inval_)) || !c.pending.empty()) {
+    const rt::u32 n = response_wrs(r);
+    if (!c.room(n) || !c.pending.empty()) {
+        r.pending = Pending::Respond;
         r.state = ReqState::Queued;
         c.pending.push_back(r);
         return;
     }
     r.pending = Pending::None;
-    if (!post_response_locked(r)) {
+    if (!post_response_locked(r, n)) {
         release_locked(r);
         close_locked(CloseReason::Transport);
     }
 }
 
-// The response: [data write] [new registration] [remote invalidation] and
-// the immediate, in one chain. None of it is signaled unless the send
-// queue's accounting wants it (connection.h); a failure completes on the
-// connection's send_cqe all the same. The request is done once posted: the
-// client reuses the chunk only after the immediate reached it, which the
-// queue pair sends after everything before it.
-bool Path::post_response_locked(Request& r) {
+// The response of n work requests (response_wrs()), in one chain. None of
+// it is signaled unless the send queue's accounting wants it
+// (connection.h); a failure completes on the connection's send_cqe all the
+// same. The request is done once posted: the client reuses the chunk only
+// after the immediate reached it, which the queue pair sends after
+// everything before it.
+bool Path::post_response_locked(Request& r, rt::u32 n) {
     Connection& c = r.conn();
+    const rt::u32 id = r.id();
     const bool read = r.type == wire::MsgType::Read && r.has_desc;
-    const bool send_data = read && r.answer == 0;
     const bool need_inval = read && r.need_inval;
-    rtrs_env_wr wrs[4] = {};
-    for (rtrs_env_wr& w : wrs) w.cqe = &c.send_cqe;
-    rt::u32 n = 0;
-    if (send_data) {
-        rtrs_env_wr& w = wrs[n++];
-        rtrs_env_dma_sync_for_device(dev_->env(), chunk_dma(r.id()), r.desc.len);
-        w.op = RTRS_ENV_WR_RDMA_WRITE;
-        w.addr = chunk_dma(r.id());
-        w.len = r.desc.len;
-        w.remote_addr = r.desc.addr;
-        w.rkey = r.desc.key;
-    }
-    Mr* m = nullptr;
-    rt::u32 rkey = 0;
-    if (always_inval_) {
-        m = &mr_of_chunk(r.id());
-        rkey = rtrs_env_mr_next_rkey(m->mr);
-        m->info.rkey = rkey;
-        rtrs_env_wr& w = wrs[n++];
-        w.op = RTRS_ENV_WR_REG_MR;
-        w.mr = m->mr;
-        w.mr_key = rkey;
-    }
-    if (need_inval) {
-        rtrs_env_wr& w = wrs[n++];
-        w.op = RTRS_ENV_WR_SEND_INV;
-        w.inv_rkey = r.desc.key;
-    }
-    rtrs_env_wr& imm = wrs[n++];
-    imm.imm = wire::io_rsp_imm(r.id(), r.answer, need_inval);
-    if (m) {
-        auto len = wire::encode_rkey_rsp(
-            rt::MutBytes(static_cast<rt::u8*>(m->rkey_msg.cpu), m->rkey_msg.len),
-            wire::RkeyRspFields{static_cast<rt::u16>(r.id()), rkey});
-        if (!len.ok()) return false;
-        rtrs_env_buf_sync_for_device(dev_->env(), &m->rkey_msg);
-        imm.op = RTRS_ENV_WR_SEND_IMM;
-        imm.addr = m->rkey_msg.dma;
-        imm.len = static_cast<rt::u32>(len.value());
-    } else {
-        imm.op = RTRS_ENV_WR_RDMA_WRITE_IMM;
+    // What never changes in it is there already (request.h).
+    rtrs_env_resp& rsp = r.rsp;
+    rsp.cqe = &c.send_cqe;
+    rsp.remote_addr = r.desc.addr;
+    rsp.rkey = r.desc.key;
+    rsp.data_len = read && r.answer == 0 ? r.desc.len : 0;
+    rsp.send_inv = need_inval;
+    rsp.inv_rkey = r.desc.key;
+    rsp.imm = wire::io_rsp_imm(id, r.answer, need_inval);
+    if (rsp.mr) {
+        // always_invalidate: the chunk's registration under its next key,
+        // and the key in the message that carries the immediate.
+        Mr& m = *r.mr;
+        const rt::u32 rkey = next_rkey(m.info.rkey);
+        m.info.rkey = rkey;
+        rsp.mr_key = rkey;
+        wire::RkeyRsp msg;
+        msg.type.set(static_cast<rt::u16>(wire::MsgType::RkeyRsp));
+        msg.buf_id.set(static_cast<rt::u16>(id));
+        msg.rkey.set(rkey);
+        __builtin_memcpy(m.rkey_msg.cpu, &msg, sizeof(msg));
     }
     // If signaled, its completion is a sample of the transport latency.
-    int err = c.post(wrs, n, kLatencyOn ? &r.answered_ns : nullptr);
-    if (err) {
-        Log(kErr, log_gate_).who(sess_name(), name_).put(": cannot send the response of request ")
-            .dec(rt::u64{r.id()}).put(": ").dec(err);
+    int err = c.post_resp(rsp, n, kLatencyOn ? &r.answered_ns : nullptr);
+    if (__builtin_expect(err != 0, 0)) {
+        response_failed_locked(r, err);
         return false;
     }
     release_locked(r);
@@ -346,17 +285,106 @@ bool Path::post_response_locked(Request& r) {
 void Path::run_pending(Connection& c) {
     if (state_ != PathState::Up) return;
     while (Request* r = c.pending.front()) {
-        if (!c.room(wrs_needed(*r, always_inval_))) return;
-        c.pending.pop_front();
         const Pending what = r->pending;
+        const rt::u32 n = what == Pending::Invalidate ? 1 : response_wrs(*r);
+        if (!c.room(n)) return;
+        c.pending.pop_front();
         r->pending = Pending::None;
-        bool ok = what == Pending::Invalidate ? post_invalidate_locked(*r) : post_response_locked(*r);
+        bool ok = what == Pending::Invalidate ? post_invalidate_locked(*r) : post_response_locked(*r, n);
         if (!ok) {
             release_locked(*r);
             close_locked(CloseReason::Transport);
             return;
         }
     }
+}
+
+// The answer to a client's heartbeat (out of on_imm()'s way: its work
+// request on the stack would cost every immediate a stack canary).
+void Path::hb_ack_locked(Connection& c) {
+    if (!c.room(1)) return;  // an ack that does not fit is not missed
+    rtrs_env_wr wr{};
+    wr.op = RTRS_ENV_WR_RDMA_WRITE_IMM;
+    wr.imm = wire::imm_encode(wire::ImmType::HbAck, 0);
+    wr.signaled = 1;
+    wr.cqe = &c.send_cqe;
+    if (c.post(&wr, 1)) close_locked(CloseReason::Transport);
+}
+
+// --- what goes wrong, told out of the I/O path's way ----------------------------------
+
+void Path::early_imm_locked(Connection& c) {
+    Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
+        .put(": an immediate before the path is up; closing the path");
+    close_locked(CloseReason::Protocol);
+}
+
+void Path::unknown_imm_locked(rt::u32 type) {
+    Log(kErr, log_gate_).who(sess_name(), name_).put(": unknown immediate type ").dec(rt::u64{type})
+        .put("; closing the path");
+    close_locked(CloseReason::Protocol);
+}
+
+void Path::bad_imm_locked(rt::u32 payload) {
+    Log(kErr, log_gate_).who(sess_name(), name_).put(": I/O immediate 0x").hex(payload)
+        .put(" names no chunk of the session; closing the path");
+    close_locked(CloseReason::Protocol);
+}
+
+void Path::busy_chunk_locked(Request& r) {
+    Log(kErr, log_gate_).who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()})
+        .put(": a new request while the previous one is in flight; closing the path");
+    close_locked(CloseReason::Protocol);
+}
+
+void Path::io_failed_locked(const char* what, int err) {
+    io_error_locked(what, err);
+    close_locked(CloseReason::Transport);
+}
+
+void Path::io_error_locked(const char* what, int err, const char* status) {
+    Log l(kErr, log_gate_);
+    l.who(sess_name(), name_).put(": ").put(what).put(": ");
+    if (status) {
+        l.put(status);
+    } else {
+        l.dec(err);
+    }
+}
+
+void Path::response_failed_locked(Request& r, int err) {
+    Log(kErr, log_gate_).who(sess_name(), name_).put(": cannot send the response of request ")
+        .dec(rt::u64{r.id()}).put(": ").dec(err);
+}
+
+// A request whose header dispatch() could not read.
+void Path::bad_request(Request& r, int err) {
+    Log l(kErr, log_gate_);
+    l.who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()}).put(": ");
+    switch (err) {
+    case rt::errc::proto: l.put("unknown message type"); break;
+    case rt::errc::badmsg: l.put("request header runs past the chunk"); break;
+    default: l.put("invalid request (user header or descriptor)"); break;
+    }
+    l.put(" at offset ").dec(rt::u64{r.hdr_off});
+    if (err == rt::errc::proto) {
+        // Not a request at all: nothing to answer, the path is broken.
+        l.put("; closing the path");
+        Guard g(io_lock_);
+        release_locked(r);
+        answered_locked();
+        close_locked(CloseReason::Protocol);
+        return;
+    }
+    // A request we cannot read is failed, not guessed at.
+    l.put("; failing the request");
+    on_answer(r, -err);
+}
+
+void Path::ulp_failed(Request& r, int err) {
+    Log(kErr, log_gate_).who(sess_name(), name_).put(": the upper layer failed request ").dec(rt::u64{r.id()})
+        .put(": ").dec(err);
+    on_answer(r, err);
 }
 
 }  // namespace core

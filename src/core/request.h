@@ -14,6 +14,7 @@
 
 #include "core/lock.h"
 #include "core/path.h"
+#include "core/path_chunks.h"
 #include "core/rtrs_core.h"
 #include "core/wire.h"
 #include "rt/list.h"
@@ -83,6 +84,16 @@ public:
     rt::u64 answered_ns GUARDED_BY(path_->io_lock()) = 0;
 
     rtrs_core_cqe inv_cqe{};
+
+    // Made once the path's chunks are registered (PathChunks), before any
+    // request arrives, then unchanged: the registration that covers the
+    // chunk, and the parts of its response that never change (the chunk's
+    // DMA address; with always_invalidate, the registration and its
+    // new-key message). The response's other fields are filled in at each
+    // response, under the io lock. (Not GUARDED_BY: written at setup
+    // without it.)
+    Mr* mr = nullptr;
+    rtrs_env_resp rsp{};
 
 private:
     Path* path_ = nullptr;

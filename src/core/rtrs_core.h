@@ -144,6 +144,15 @@ struct rtrs_core_wc {
 };
 /* A completion on the connection core_con (completion context: may not sleep). */
 void rtrs_core_on_wc(void *core_con, struct rtrs_core_cqe *cqe, const struct rtrs_core_wc *wc);
+/*
+ * The commonest completion, passed on without a struct rtrs_core_wc: a
+ * receive that completed with success as an RDMA write with immediate
+ * (RTRS_CORE_WC_RECV_IMM; imm in host order). The same as
+ * rtrs_core_on_wc() with such a completion.
+ */
+void rtrs_core_on_imm(void *core_con, __UINT32_TYPE__ imm);
+/* The same for a send-queue work request that completed with success. */
+void rtrs_core_on_send_done(void *core_con, struct rtrs_core_cqe *cqe);
 
 /* --- deferred work ----------------------------------------------------------------- */
 

@@ -147,58 +147,28 @@ rt::Result<u16> parse_msg_type(rt::Bytes msg) {
 // --- I/O requests ----------------------------------------------------------------
 
 namespace {
-
-// The data and user header in front of the RTRS header at off.
-rt::Result<void> place_usr(IoReq* r, u32 off, u16 usr_len) {
-    if (usr_len > off) return rt::err(rt::errc::inval);
-    r->hdr_off = off;
-    r->usr_len = usr_len;
-    r->usr_off = off - usr_len;
-    r->data_len = r->usr_off;
-    return {};
+rt::Result<IoReq> as_result(int e, const IoReq& r) {
+    if (e) return rt::err(e);
+    return r;
 }
-
 }  // namespace
 
 rt::Result<IoReq> parse_rdma_write(rt::Bytes chunk, u32 off) {
-    RdmaWrite m;
-    if (!load(chunk, off, &m)) return rt::err(rt::errc::badmsg);
-    if (m.type.get() != raw(MsgType::Write)) return rt::err(rt::errc::proto);
     IoReq r;
-    r.type = MsgType::Write;
-    RT_TRY(place_usr(&r, off, m.usr_len.get()));
-    return r;
+    const int e = parse_rdma_write_into(chunk, off, &r);
+    return as_result(e, r);
 }
 
 rt::Result<IoReq> parse_rdma_read(rt::Bytes chunk, u32 off, u32 max_desc) {
-    RdmaReadHdr m;
-    if (!load(chunk, off, &m)) return rt::err(rt::errc::badmsg);
-    if (m.type.get() != raw(MsgType::Read)) return rt::err(rt::errc::proto);
-    // The reference checks sg_cnt before usr_len; so do we.
-    const u16 n = m.sg_cnt.get();
-    if (n > max_desc) return rt::err(rt::errc::inval);
     IoReq r;
-    r.type = MsgType::Read;
-    RT_TRY(place_usr(&r, off, m.usr_len.get()));
-    r.flags = m.flags.get();
-    rt::Bytes descs;
-    if (!chunk.sub(usize{off} + sizeof(m), usize{n} * sizeof(SgDesc), &descs))
-        return rt::err(rt::errc::badmsg);
-    r.desc = SgDescList(descs, n);
-    for (usize i = 0; i < n; ++i) {
-        const u32 len = r.desc.at(i).len;
-        if (len == 0 || len > chunk.size()) return rt::err(rt::errc::inval);
-    }
-    return r;
+    const int e = parse_rdma_read_into(chunk, off, max_desc, &r);
+    return as_result(e, r);
 }
 
 rt::Result<IoReq> parse_io_req(rt::Bytes chunk, u32 off, u32 max_desc) {
-    MsgHdr h;
-    if (!load(chunk, off, &h)) return rt::err(rt::errc::badmsg);
-    const u16 type = h.type.get();
-    if (type == raw(MsgType::Write)) return parse_rdma_write(chunk, off);
-    if (type == raw(MsgType::Read)) return parse_rdma_read(chunk, off, max_desc);
-    return rt::err(rt::errc::proto);
+    IoReq r;
+    const int e = parse_io_req_into(chunk, off, max_desc, &r);
+    return as_result(e, r);
 }
 
 }  // namespace wire

@@ -23,6 +23,7 @@
 // the module's freestanding C++ subset and in hosted C++ alike.
 #pragma once
 
+#include "rt/errno.h"
 #include "rt/result.h"
 #include "rt/span.h"
 #include "rt/types.h"
@@ -39,35 +40,59 @@ using rt::usize;
 
 // --- little-endian field types ---------------------------------------------
 
+// Outside constant evaluation a field is read and written with one
+// (unaligned) load or store: on a little-endian machine the bytes are the
+// value already, on a big-endian one the compiler's byte swap makes them so.
+// The I/O path reads a request's header through these.
+namespace detail_le {
+template <class T>
+constexpr T from_le(T v) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return v;
+#else
+    if constexpr (sizeof(T) == 2) return __builtin_bswap16(v);
+    if constexpr (sizeof(T) == 4) return __builtin_bswap32(v);
+    if constexpr (sizeof(T) == 8) return __builtin_bswap64(v);
+#endif
+}
+template <class T>
+constexpr T get(const u8* b) {
+    if (!__builtin_is_constant_evaluated()) {
+        T v;
+        __builtin_memcpy(&v, b, sizeof(T));
+        return from_le(v);
+    }
+    T v = 0;
+    for (int i = static_cast<int>(sizeof(T)) - 1; i >= 0; --i) v = static_cast<T>((v << 8) | b[i]);
+    return v;
+}
+template <class T>
+constexpr void set(u8* b, T v) {
+    if (!__builtin_is_constant_evaluated()) {
+        v = from_le(v);
+        __builtin_memcpy(b, &v, sizeof(T));
+        return;
+    }
+    for (usize i = 0; i < sizeof(T); ++i) b[i] = static_cast<u8>(v >> (8 * i));
+}
+}  // namespace detail_le
+
 struct le16 {
     u8 b[2];
-    constexpr u16 get() const { return static_cast<u16>(u32{b[0]} | (u32{b[1]} << 8)); }
-    constexpr void set(u16 v) {
-        b[0] = static_cast<u8>(v);
-        b[1] = static_cast<u8>(v >> 8);
-    }
+    constexpr u16 get() const { return detail_le::get<u16>(b); }
+    constexpr void set(u16 v) { detail_le::set<u16>(b, v); }
 };
 
 struct le32 {
     u8 b[4];
-    constexpr u32 get() const {
-        return u32{b[0]} | (u32{b[1]} << 8) | (u32{b[2]} << 16) | (u32{b[3]} << 24);
-    }
-    constexpr void set(u32 v) {
-        for (int i = 0; i < 4; ++i) b[i] = static_cast<u8>(v >> (8 * i));
-    }
+    constexpr u32 get() const { return detail_le::get<u32>(b); }
+    constexpr void set(u32 v) { detail_le::set<u32>(b, v); }
 };
 
 struct le64 {
     u8 b[8];
-    constexpr u64 get() const {
-        u64 v = 0;
-        for (int i = 7; i >= 0; --i) v = (v << 8) | b[i];
-        return v;
-    }
-    constexpr void set(u64 v) {
-        for (int i = 0; i < 8; ++i) b[i] = static_cast<u8>(v >> (8 * i));
-    }
+    constexpr u64 get() const { return detail_le::get<u64>(b); }
+    constexpr void set(u64 v) { detail_le::set<u64>(b, v); }
 };
 
 // A UUID as the kernel's uuid_t holds it: 16 bytes, copied as they are (no
@@ -379,11 +404,14 @@ constexpr u32 io_req_payload(u32 chunk_id, u32 offset, u32 chunk_bits) {
     const u64 id_part = static_cast<u64>(chunk_id) << shift;
     return static_cast<u32>((id_part + offset) & kImmPayloadMask);
 }
-constexpr IoReqAddr io_req_decode(u32 payload, u32 chunk_bits) {
-    const u32 shift = offset_bits(chunk_bits);
+// With the offset's bits (offset_bits(chunk_bits)) worked out once.
+constexpr IoReqAddr io_req_decode_at(u32 payload, u32 offset_bits) {
     payload &= kImmPayloadMask;
-    return IoReqAddr{static_cast<u32>(static_cast<u64>(payload) >> shift),
-                     payload & ((1u << shift) - 1)};
+    return IoReqAddr{static_cast<u32>(static_cast<u64>(payload) >> offset_bits),
+                     payload & ((1u << offset_bits) - 1)};
+}
+constexpr IoReqAddr io_req_decode(u32 payload, u32 chunk_bits) {
+    return io_req_decode_at(payload, offset_bits(chunk_bits));
 }
 // io_req_decode plus the server's range check (the reference server closes
 // the path when the chunk id is not below the queue depth or the offset not
@@ -585,6 +613,7 @@ struct IoReq {
     u32 hdr_off = 0;    // the RTRS header (= the immediate's offset)
     u16 flags = 0;      // Read: kMsgNeedInval; Write: 0
     SgDescList desc;    // Read: where the server writes the data; Write: empty
+    SgDescFields first; // desc.at(0) when desc has one, else zero
 
     constexpr bool need_inval() const { return (flags & kMsgNeedInval) != 0; }
 };
@@ -603,6 +632,73 @@ rt::Result<IoReq> parse_rdma_read(rt::Bytes chunk, u32 off, u32 max_desc);
 // Either of the two by the type at off; another type is EPROTO (the
 // reference closes the path), a header not within the chunk EBADMSG.
 rt::Result<IoReq> parse_io_req(rt::Bytes chunk, u32 off, u32 max_desc);
+
+// The three above, for the I/O path: *out filled and 0, or the errno the
+// Result would hold (*out then partly filled). Inline, so that the server's
+// dispatch reads the header with a few loads and no copy of the result.
+namespace detail_io {
+// The bytes [off, off + n) of chunk copied into *out; false if they are
+// not all there.
+template <class T>
+inline bool load_at(rt::Bytes chunk, usize off, T* out) {
+    rt::Bytes part;
+    if (!chunk.sub(off, sizeof(T), &part)) return false;
+    __builtin_memcpy(out, part.data(), sizeof(T));
+    return true;
+}
+inline int place_usr(IoReq* r, u32 off, u16 usr_len) {
+    if (usr_len > off) return rt::errc::inval;
+    r->hdr_off = off;
+    r->usr_len = usr_len;
+    r->usr_off = off - usr_len;
+    r->data_len = r->usr_off;
+    return 0;
+}
+}  // namespace detail_io
+
+inline int parse_rdma_write_into(rt::Bytes chunk, u32 off, IoReq* r) {
+    RdmaWrite m;
+    if (!detail_io::load_at(chunk, off, &m)) return rt::errc::badmsg;
+    if (m.type.get() != static_cast<u16>(MsgType::Write)) return rt::errc::proto;
+    r->type = MsgType::Write;
+    r->flags = 0;
+    r->desc = SgDescList();
+    r->first = SgDescFields{};
+    return detail_io::place_usr(r, off, m.usr_len.get());
+}
+
+inline int parse_rdma_read_into(rt::Bytes chunk, u32 off, u32 max_desc, IoReq* r) {
+    RdmaReadHdr m;
+    if (!detail_io::load_at(chunk, off, &m)) return rt::errc::badmsg;
+    if (m.type.get() != static_cast<u16>(MsgType::Read)) return rt::errc::proto;
+    // The reference checks sg_cnt before usr_len; so do we.
+    const u16 n = m.sg_cnt.get();
+    if (n > max_desc) return rt::errc::inval;
+    r->type = MsgType::Read;
+    if (int e = detail_io::place_usr(r, off, m.usr_len.get())) return e;
+    r->flags = m.flags.get();
+    rt::Bytes descs;
+    if (!chunk.sub(usize{off} + sizeof(m), usize{n} * sizeof(SgDesc), &descs)) return rt::errc::badmsg;
+    r->desc = SgDescList(descs, n);
+    r->first = SgDescFields{};
+    for (usize i = 0; i < n; ++i) {
+        SgDesc d;
+        __builtin_memcpy(&d, descs.data() + i * sizeof(SgDesc), sizeof(d));
+        const u32 len = d.len.get();
+        if (len == 0 || len > chunk.size()) return rt::errc::inval;
+        if (i == 0) r->first = SgDescFields{d.addr.get(), d.key.get(), len};
+    }
+    return 0;
+}
+
+inline int parse_io_req_into(rt::Bytes chunk, u32 off, u32 max_desc, IoReq* r) {
+    MsgHdr h;
+    if (!detail_io::load_at(chunk, off, &h)) return rt::errc::badmsg;
+    const u16 type = h.type.get();
+    if (type == static_cast<u16>(MsgType::Write)) return parse_rdma_write_into(chunk, off, r);
+    if (type == static_cast<u16>(MsgType::Read)) return parse_rdma_read_into(chunk, off, max_desc, r);
+    return rt::errc::proto;
+}
 
 // Client side: the headers placed at out (which starts at the header's
 // offset). Read: descs.size() must fit 16 bits (EINVAL).

@@ -155,6 +155,7 @@ void rtrs_env_lock_release(struct rtrs_env_lock *l)
 		mutex_unlock(&l->mutex);
 }
 
+#ifdef CONFIG_LOCKDEP
 void rtrs_glue_assert_held(struct rtrs_env_lock *l)
 {
 	if (l->kind == RTRS_ENV_LOCK_PATH_IO)
@@ -162,6 +163,7 @@ void rtrs_glue_assert_held(struct rtrs_env_lock *l)
 	else
 		lockdep_assert_held(&l->mutex);
 }
+#endif
 
 /* --- time, deferred work, waiting ---------------------------------------------- */
 

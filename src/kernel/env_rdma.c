@@ -41,6 +41,24 @@ struct rtrs_env_listener {
 	void *core_server;
 };
 
+/*
+ * The I/O path's work requests of a connection (rtrs_env_post_resp() and
+ * the two after it): what does not change is set once when the connection
+ * is made, the rest filled in at each post. Posts on a connection hold its
+ * io lock, and a provider copies a work request before ib_post_send()
+ * returns, so one set per connection serves every request.
+ */
+struct rtrs_glue_io_wrs {
+	struct ib_rdma_wr data;		/* RDMA_WRITE of the read's data */
+	struct ib_reg_wr reg;		/* REG_MR: the chunk under its next key */
+	struct ib_send_wr inv;		/* SEND_INV of the client's key */
+	struct ib_rdma_wr msg;		/* RDMA_WRITE_IMM, or SEND_IMM of the new key */
+	struct ib_send_wr local_inv;	/* LOCAL_INV of the chunk's key */
+	struct ib_recv_wr recv;		/* a receive for an immediate */
+	struct ib_sge data_sge;
+	struct ib_sge msg_sge;
+};
+
 struct rtrs_env_con {
 	enum rtrs_glue_cm_kind kind;
 	struct rdma_cm_id *cm_id;
@@ -49,6 +67,12 @@ struct rtrs_env_con {
 	struct rtrs_env_dev *dev;
 	struct rtrs_env_lock *io_lock;
 	void *core;
+	struct rtrs_glue_io_wrs io;
+	/* Where ib_post_send()/ib_post_recv() of the I/O path say which work
+	 * request failed (unread: an address off the stack spares each post a
+	 * stack canary). */
+	const struct ib_send_wr *bad_send;
+	const struct ib_recv_wr *bad_recv;
 };
 
 struct rtrs_env_dev {
@@ -254,11 +278,10 @@ void rtrs_env_cm_reject(struct rtrs_env_cm *cm, const void *priv, unsigned int l
 
 /* --- completions ------------------------------------------------------------------- */
 
-/* Every work request of ours completes here, through its rtrs_core_cqe. */
-static void rtrs_glue_done(struct ib_cq *cq, struct ib_wc *wc)
+/* What is not an I/O path's success: the completion described to the core. */
+static noinline void rtrs_glue_done_wc(struct rtrs_env_con *con, struct rtrs_core_cqe *cqe,
+				       struct ib_wc *wc)
 {
-	struct rtrs_env_con *con = cq->cq_context;
-	struct rtrs_core_cqe *cqe = container_of((void *)wc->wr_cqe, struct rtrs_core_cqe, env);
 	struct rtrs_core_wc w = {
 		.ok = wc->status == IB_WC_SUCCESS,
 		.flushed = wc->status == IB_WC_WR_FLUSH_ERR,
@@ -268,21 +291,35 @@ static void rtrs_glue_done(struct ib_cq *cq, struct ib_wc *wc)
 	};
 
 	if (w.ok) {
-		switch (wc->opcode) {
-		case IB_WC_RECV:
+		if (wc->opcode == IB_WC_RECV)
 			w.opcode = RTRS_CORE_WC_RECV;
-			break;
-		case IB_WC_RECV_RDMA_WITH_IMM:
-			w.opcode = RTRS_CORE_WC_RECV_IMM;
-			w.imm = be32_to_cpu(wc->ex.imm_data);
-			break;
-		default:
-			if (wc->opcode & IB_WC_RECV)
-				w.opcode = RTRS_CORE_WC_OTHER;
-			break;
-		}
+		else if (wc->opcode & IB_WC_RECV)
+			w.opcode = RTRS_CORE_WC_OTHER;
 	}
 	rtrs_core_on_wc(con->core, cqe, &w);
+}
+
+/*
+ * Every work request of ours completes here, through its rtrs_core_cqe; the
+ * two that every request has (an immediate, a send's success) take a short
+ * way into the core.
+ */
+static void rtrs_glue_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rtrs_env_con *con = cq->cq_context;
+	struct rtrs_core_cqe *cqe = container_of((void *)wc->wr_cqe, struct rtrs_core_cqe, env);
+
+	if (likely(wc->status == IB_WC_SUCCESS)) {
+		if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
+			rtrs_core_on_imm(con->core, be32_to_cpu(wc->ex.imm_data));
+			return;
+		}
+		if (!(wc->opcode & IB_WC_RECV)) {
+			rtrs_core_on_send_done(con->core, cqe);
+			return;
+		}
+	}
+	rtrs_glue_done_wc(con, cqe, wc);
 }
 
 static struct ib_cqe *rtrs_glue_cqe(struct rtrs_core_cqe *cqe)
@@ -305,6 +342,22 @@ static void rtrs_glue_qp_event(struct ib_event *ev, void *ctx)
 		pr_info_ratelimited("QP event %s\n", ib_event_msg(ev->event));
 }
 
+/* What never changes in a connection's I/O work requests (kzalloc'd). */
+static void rtrs_glue_io_wrs_init(struct rtrs_glue_io_wrs *io, u32 lkey)
+{
+	io->data.wr.opcode = IB_WR_RDMA_WRITE;
+	io->data.wr.sg_list = &io->data_sge;
+	io->data.wr.num_sge = 1;
+	io->data_sge.lkey = lkey;
+	io->reg.wr.opcode = IB_WR_REG_MR;
+	io->reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	io->inv.opcode = IB_WR_SEND_WITH_INV;
+	io->msg.wr.sg_list = &io->msg_sge;
+	io->msg_sge.lkey = lkey;
+	io->local_inv.opcode = IB_WR_LOCAL_INV;
+	io->local_inv.send_flags = IB_SEND_SIGNALED;
+}
+
 /* The sizes are the core's, ib_drain_qp()'s own work requests included. */
 RTRS_INJECTABLE_FN struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *cm, struct rtrs_env_dev *dev,
 							    const struct rtrs_env_con_sizes *sizes,
@@ -324,6 +377,7 @@ RTRS_INJECTABLE_FN struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *
 	con->dev = dev;
 	con->io_lock = io_lock;
 	con->core = core_con;
+	rtrs_glue_io_wrs_init(&con->io, dev->pd->local_dma_lkey);
 	con->cq = ib_alloc_cq(dev->ib_dev, con, sizes->cq_size, sizes->comp_vector,
 			      IB_POLL_WORKQUEUE);
 	if (IS_ERR(con->cq)) {
@@ -464,6 +518,100 @@ RTRS_INJECTABLE_FN int rtrs_env_post_send(struct rtrs_env_con *con, const struct
 	return ib_post_send(con->qp, &chain[0].send, NULL);
 }
 RTRS_INJECTABLE(rtrs_env_post_send, ERRNO);
+
+/*
+ * Where a post of the I/O path learns which work request failed: the
+ * connection's own, said non-NULL so that ib_post_send()'s fallback to one
+ * on the stack (and the stack canary that costs) folds away.
+ */
+static inline const struct ib_send_wr **rtrs_glue_bad_send(struct rtrs_env_con *con)
+{
+	const struct ib_send_wr **bad = &con->bad_send;
+
+	if (!bad)
+		__builtin_unreachable();
+	return bad;
+}
+
+static inline const struct ib_recv_wr **rtrs_glue_bad_recv(struct rtrs_env_con *con)
+{
+	const struct ib_recv_wr **bad = &con->bad_recv;
+
+	if (!bad)
+		__builtin_unreachable();
+	return bad;
+}
+
+RTRS_INJECTABLE_FN int rtrs_env_post_resp(struct rtrs_env_con *con, const struct rtrs_env_resp *r)
+{
+	struct rtrs_glue_io_wrs *io = &con->io;
+	struct ib_cqe *cqe = rtrs_glue_cqe(r->cqe);
+	struct ib_send_wr *first, **link = &first;
+
+	rtrs_glue_assert_held(con->io_lock);
+	if (r->data_len) {
+		ib_dma_sync_single_for_device(con->dev->ib_dev, r->data_addr, r->data_len,
+					      DMA_BIDIRECTIONAL);
+		io->data.wr.wr_cqe = cqe;
+		io->data_sge.addr = r->data_addr;
+		io->data_sge.length = r->data_len;
+		io->data.remote_addr = r->remote_addr;
+		io->data.rkey = r->rkey;
+		*link = &io->data.wr;
+		link = &io->data.wr.next;
+	}
+	if (r->mr) {
+		ib_update_fast_reg_key(r->mr->mr, (u8)r->mr_key);
+		io->reg.wr.wr_cqe = cqe;
+		io->reg.mr = r->mr->mr;
+		io->reg.key = r->mr_key;
+		*link = &io->reg.wr;
+		link = &io->reg.wr.next;
+	}
+	if (r->send_inv) {
+		io->inv.wr_cqe = cqe;
+		io->inv.ex.invalidate_rkey = r->inv_rkey;
+		*link = &io->inv;
+		link = &io->inv.next;
+	}
+	*link = &io->msg.wr;
+	io->msg.wr.wr_cqe = cqe;
+	io->msg.wr.send_flags = r->signaled ? IB_SEND_SIGNALED : 0;
+	io->msg.wr.ex.imm_data = cpu_to_be32(r->imm);
+	if (r->msg_len) {
+		ib_dma_sync_single_for_device(con->dev->ib_dev, r->msg_addr, r->msg_len,
+					      DMA_TO_DEVICE);
+		io->msg.wr.opcode = IB_WR_SEND_WITH_IMM;
+		io->msg.wr.num_sge = 1;
+		io->msg_sge.addr = r->msg_addr;
+		io->msg_sge.length = r->msg_len;
+	} else {
+		io->msg.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+		io->msg.wr.num_sge = 0;
+	}
+	return ib_post_send(con->qp, first, rtrs_glue_bad_send(con));
+}
+RTRS_INJECTABLE(rtrs_env_post_resp, ERRNO);
+
+RTRS_INJECTABLE_FN int rtrs_env_post_local_inv(struct rtrs_env_con *con, u32 rkey,
+					       struct rtrs_core_cqe *cqe)
+{
+	struct ib_send_wr *wr = &con->io.local_inv;
+
+	rtrs_glue_assert_held(con->io_lock);
+	wr->wr_cqe = rtrs_glue_cqe(cqe);
+	wr->ex.invalidate_rkey = rkey;
+	return ib_post_send(con->qp, wr, rtrs_glue_bad_send(con));
+}
+RTRS_INJECTABLE(rtrs_env_post_local_inv, ERRNO);
+
+RTRS_INJECTABLE_FN int rtrs_env_post_recv_imm(struct rtrs_env_con *con, struct rtrs_core_cqe *cqe)
+{
+	rtrs_glue_assert_held(con->io_lock);
+	con->io.recv.wr_cqe = rtrs_glue_cqe(cqe);
+	return ib_post_recv(con->qp, &con->io.recv, rtrs_glue_bad_recv(con));
+}
+RTRS_INJECTABLE(rtrs_env_post_recv_imm, ERRNO);
 
 RTRS_INJECTABLE_FN int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *buf,
 					  struct rtrs_core_cqe *cqe, unsigned int count)

@@ -39,8 +39,14 @@
 /* env_base.c: the module's workqueue. */
 int rtrs_glue_base_init(void);
 void rtrs_glue_base_exit(void);
-/* lockdep: the lock is held. */
+/* lockdep: the lock is held (nothing, not even a call, without lockdep). */
+#ifdef CONFIG_LOCKDEP
 void rtrs_glue_assert_held(struct rtrs_env_lock *lock);
+#else
+static inline void rtrs_glue_assert_held(struct rtrs_env_lock *lock)
+{
+}
+#endif
 
 /* env_rdma.c: the RDMA client (device removals). */
 int rtrs_glue_rdma_init(void);

@@ -43,6 +43,7 @@ declare -A retval=(
 	[rtrs_env_dma_map_chunk]=0 [rtrs_env_mr_alloc]=0 [rtrs_env_con_create]=0
 	[rtrs_env_buf_alloc]=-12 [rtrs_env_cm_accept]=-22 [rtrs_env_post_send]=-12
 	[rtrs_env_post_recv]=-12 [rtrs_env_sysfs_sess_add]=-12 [rtrs_env_sysfs_path_add]=-12
+	[rtrs_env_post_resp]=-12 [rtrs_env_post_local_inv]=-12 [rtrs_env_post_recv_imm]=-12
 )
 # The default run fails one call of each of these (sess_queue_depth 8,
 # always_invalidate Y: a registration per chunk), and each must end as its
@@ -61,7 +62,9 @@ picks=(
 	"rtrs_env_dev_open 1 refused:ENOMEM"	# row 16: the device's protection domain
 	"rtrs_env_con_create 2 refused:ENOMEM"	# row 16: the second connection's QP, the first accepted
 	"rtrs_env_cm_accept 2 refused:none"	# row 16: the second connection's accept
-	"rtrs_env_post_send 4 closed"		# I/O: an invalidation or a response
+	"rtrs_env_post_local_inv 3 closed"	# I/O: the third request's invalidation
+	"rtrs_env_post_resp 3 closed"		# I/O: the third response
+	"rtrs_env_post_recv_imm 2 closed"	# I/O: the receive after the second request
 	"rtrs_env_post_recv 1 closed"		# the first receives, at the first accept: a connect error for the client
 )
 # The long mode adds, among all the others: rtrs_env_alloc 6 (the path's

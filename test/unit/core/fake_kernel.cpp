@@ -696,6 +696,63 @@ int rtrs_env_post_send(rtrs_env_con* con, const rtrs_env_wr* wrs, unsigned int n
     return 0;
 }
 
+// The I/O path's posts: recorded as the work requests they stand for, as
+// rtrs_env_post_send() records them (the glue posts exactly these).
+int rtrs_env_post_resp(rtrs_env_con* con, const rtrs_env_resp* r) {
+    rtrs_env_wr wrs[4] = {};
+    unsigned n = 0;
+    for (rtrs_env_wr& w : wrs) w.cqe = r->cqe;
+    if (r->data_len) {
+        rtrs_env_wr& w = wrs[n++];
+        w.op = RTRS_ENV_WR_RDMA_WRITE;
+        w.addr = r->data_addr;
+        w.len = r->data_len;
+        w.remote_addr = r->remote_addr;
+        w.rkey = r->rkey;
+    }
+    if (r->mr) {
+        // The region takes the key's tag (its low byte), as the glue's
+        // ib_update_fast_reg_key() makes it.
+        auto* fm = reinterpret_cast<fake::Mr*>(r->mr);
+        if (!fm->live) k().violation("a registration of a freed region");
+        fm->rkey = (fm->rkey & ~0xffu) | (r->mr_key & 0xffu);
+        rtrs_env_wr& w = wrs[n++];
+        w.op = RTRS_ENV_WR_REG_MR;
+        w.mr = r->mr;
+        w.mr_key = r->mr_key;
+    }
+    if (r->send_inv) {
+        rtrs_env_wr& w = wrs[n++];
+        w.op = RTRS_ENV_WR_SEND_INV;
+        w.inv_rkey = r->inv_rkey;
+    }
+    rtrs_env_wr& m = wrs[n++];
+    m.imm = r->imm;
+    m.signaled = r->signaled;
+    if (r->msg_len) {
+        m.op = RTRS_ENV_WR_SEND_IMM;
+        m.addr = r->msg_addr;
+        m.len = r->msg_len;
+    } else {
+        m.op = RTRS_ENV_WR_RDMA_WRITE_IMM;
+    }
+    return rtrs_env_post_send(con, wrs, n);
+}
+
+int rtrs_env_post_local_inv(rtrs_env_con* con, std::uint32_t rkey, rtrs_core_cqe* cqe) {
+    rtrs_env_wr w{};
+    w.op = RTRS_ENV_WR_LOCAL_INV;
+    w.inv_rkey = rkey;
+    w.signaled = 1;
+    w.cqe = cqe;
+    return rtrs_env_post_send(con, &w, 1);
+}
+
+int rtrs_env_post_recv_imm(rtrs_env_con* con, rtrs_core_cqe* cqe) {
+    if (!k().holds(RTRS_ENV_LOCK_PATH_IO)) k().violation("a receive for an immediate without the io lock");
+    return rtrs_env_post_recv(con, nullptr, cqe, 1);
+}
+
 int rtrs_env_post_recv(rtrs_env_con* con, rtrs_env_buf* buf, rtrs_core_cqe* cqe, unsigned int count) {
     auto* c = fake::con_of(con);
     if (c->drained) k().violation("a receive posted on a drained connection");
