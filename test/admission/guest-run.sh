@@ -104,11 +104,14 @@ check "a third session of $cli: refused EDQUOT ($got)" test "$got" = "2 rejected
 check "sessions counted once" test "$(refused sessions)" = 1
 
 step "new rules: a rate for $cli, what is up stays"
-check "new rules taken at once" set_rules "allow 10.77.0.0/24; limit rate=2/s burst=4"
+# (one token a minute: the bucket does not refill during the flood, however
+# slowly the guest makes its connections; with 2/s it did on the debug
+# kernel, and no request was refused)
+check "new rules taken at once" set_rules "allow 10.77.0.0/24; limit rate=1/m burst=4"
 check "alpha stays" test -d $class/alpha/paths/$p1
 check "a bad text is refused (EINVAL), the rules stay" sh -c "! printf 'allow 10.77.0.1/16\n' >$params/admission"
 check "the kernel log says why" log_has "admission rules refused: line 1: " 1
-check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=2/s burst=4"
+check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
 # One path of 8 connections, made as fast as the client can: past the
 # bucket's 4 the requests are refused.
 got=$(attempt flood $srv $cli --cons 8)
@@ -210,7 +213,8 @@ if [ "$rtrs_srv" != - ]; then
 fi
 rm -f $conf
 check "unloaded" rmmod rtrs_server
-echo 0 >$tracing/events/rtrs_server/conn_refused/enable 2>/dev/null
+f=$tracing/events/rtrs_server/conn_refused/enable
+[ -e "$f" ] && echo 0 >"$f"
 
 no_new_problems "$problems0" "the admission suite"
 finish
