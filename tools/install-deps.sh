@@ -8,7 +8,8 @@
 # test), Prometheus' promtool (checks `rtrs-srv metrics`), groff (the man
 # page check), trace-cmd, perf and bpftrace (read the trace events in the
 # guest). The tests fail, not skip, when one of these is missing. Safe to
-# run again. With --demo, only what the main job (tools/demo.sh) needs.
+# run again. With --demo, only what the main job (tools/demo.sh) needs;
+# with --debug-kernel, only what tools/debug-kernel/build.sh needs.
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: run as root (apt-get)" >&2
@@ -33,7 +34,15 @@ packages="$demo
 	dkms dh-dkms debhelper dpkg-dev lintian python3
 	prometheus trace-cmd bpftrace linux-perf groff-base
 "
+# --debug-kernel: only what building the debug kernel needs, so that
+# tools/run-tests.sh can start that build (the longest step of the test
+# command) before the rest is installed.
+debug_kernel="
+	build-essential gcc make bc flex bison libelf-dev libssl-dev xz-utils
+	kmod cpio linux-source-6.1
+"
 [ "${1:-}" = --demo ] && packages=$demo
+[ "${1:-}" = --debug-kernel ] && packages=$debug_kernel
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -44,6 +53,7 @@ if [ -z "$missing" ]; then
 	exit 0
 fi
 echo "install-deps: installing$missing"
-apt-get update -q
+# RTRS_APT_UPDATED=1: the package lists were updated earlier in this run.
+[ "${RTRS_APT_UPDATED:-}" = 1 ] || apt-get update -q
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing

@@ -26,31 +26,41 @@ for dir in "$top" "$build"; do
 	esac
 done
 
+mkdir -p "$build"
+background=0
+[ $# -eq 0 ] && background=1
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 echo "== installing dependencies"
-if [ "$(id -u)" -eq 0 ]; then
-	tools/install-deps.sh
+if [ "$(id -u)" -eq 0 ] && [ $background = 1 ]; then
+	# What the debug kernel's build needs first: that build (at nice 19)
+	# and then its boot are the critical path of the whole command, and it
+	# can run while the rest is installed (mostly downloads).
+	tools/install-deps.sh --debug-kernel
+	echo "== building the debug kernel in the background (log: $build/debug-kernel.log)"
+	tools/debug-kernel/build.sh >"$build/debug-kernel.log" 2>&1 &
+	RTRS_APT_UPDATED=1 tools/install-deps.sh
 else
-	echo "not root: assuming the packages of tools/install-deps.sh are installed"
+	if [ "$(id -u)" -eq 0 ]; then
+		tools/install-deps.sh
+	else
+		echo "not root: assuming the packages of tools/install-deps.sh are installed"
+	fi
+	if [ $background = 1 ]; then
+		echo "== building the debug kernel in the background (log: $build/debug-kernel.log)"
+		tools/debug-kernel/build.sh >"$build/debug-kernel.log" 2>&1 &
+	fi
 fi
 
 releases=${RTRS_RELEASES:-bookworm bullseye trixie sid}
 echo "== the host's kernel: $(tools/kernels.sh --require); releases under test: $releases"
 
 # What takes longest starts before the host build, in the background: the
-# debug kernel (at nice 19: the critical path of the whole command, its
-# build and then its boot) and the roots of the other releases (mostly
+# debug kernel (above, at nice 19: the critical path of the whole command,
+# its build and then its boot) and the roots of the other releases (mostly
 # downloads and unpacking). ctest's debug.kernel and root.SERIES then find
 # them made, or wait for them (each holds a lock) and say why they failed.
 # (Only for a whole run: with ctest arguments, ctest's tests do what they
 # need.) Whatever of it still runs when this script ends is stopped.
-mkdir -p "$build"
-background=0
-[ $# -eq 0 ] && background=1
-trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
-if [ $background = 1 ]; then
-	echo "== building the debug kernel in the background (log: $build/debug-kernel.log)"
-	tools/debug-kernel/build.sh >"$build/debug-kernel.log" 2>&1 &
-fi
 if [ $background = 1 ] && [ "$(id -u)" -eq 0 ]; then
 	for r in $releases; do
 		[ "$r" = bookworm ] && continue
