@@ -22,6 +22,9 @@
 #   smoke                  test/guest/smoke.sh
 #   abi ABI_TESTS CLIENT   test/abi/guest-run.sh
 #   io CLIENT Y|N          test/io/guest-run.sh
+#   lifecycle CLIENT       test/fault/lifecycle.sh, rows 24, 28 and 29 (with
+#                          RTRS_FAULT_LONG=1: 100 unloads and 100 device
+#                          removals, FAILURES.md's counts; about 90 minutes)
 #   interop Y|N            test/interop/rnbd-guest.sh (needs peers; by hand
 #                          only, see README.md)
 #   upstream-rnbd          test/debug/upstream-rnbd.sh: upstream's server and
@@ -83,6 +86,10 @@ abi)
 io)
 	[ $# -eq 2 ] || usage
 	guest "io-$2" 2400 "$top/test/io/guest-run.sh" "$moddir" "$1" "$2" ;;
+lifecycle)
+	[ $# -eq 1 ] || usage
+	guest lifecycle 7200 env RTRS_FAULT_LONG="${RTRS_FAULT_LONG:-}" \
+		"$top/test/fault/lifecycle.sh" "$moddir" "$1" 24,28,29 3 2 192 30 ;;
 interop)
 	[ $# -eq 1 ] || usage
 	guest "interop-$1" 2400 "$top/test/interop/rnbd-guest.sh" "$moddir" "$peersdir" "$1" ;;
