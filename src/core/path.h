@@ -226,12 +226,15 @@ private:
     // path_timer.cpp
     void timer_work();
     // request.cpp (io lock held)
-    Request* arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) REQUIRES(io_lock_);
+    // (The per-request steps below are inlined into their callers, all in
+    // request.cpp: a call and a frame less at each of them.)
+    [[gnu::always_inline]] inline Request* arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns)
+        REQUIRES(io_lock_);
     void release_locked(Request& r) REQUIRES(io_lock_);
-    void invalidate_locked(Request& r) REQUIRES(io_lock_);
-    void respond_locked(Request& r) REQUIRES(io_lock_);
-    bool post_invalidate_locked(Request& r) REQUIRES(io_lock_);
-    bool post_response_locked(Request& r, rt::u32 n) REQUIRES(io_lock_);
+    [[gnu::always_inline]] inline void invalidate_locked(Request& r) REQUIRES(io_lock_);
+    [[gnu::always_inline]] inline void respond_locked(Request& r) REQUIRES(io_lock_);
+    [[gnu::always_inline]] inline bool post_invalidate_locked(Request& r) REQUIRES(io_lock_);
+    [[gnu::always_inline]] inline bool post_response_locked(Request& r, rt::u32 n) REQUIRES(io_lock_);
     rt::u32 response_wrs(const Request& r) const REQUIRES(io_lock_);
     // What goes wrong on the I/O path, logged (and the path closed where
     // it says so) out of the hot functions' way.

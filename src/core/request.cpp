@@ -222,7 +222,7 @@ rt::u32 Path::response_wrs(const Request& r) const {
     return 1 + (read && r.answer == 0) + always_inval_ + (read && r.need_inval);
 }
 
-inline void Path::respond_locked(Request& r) {
+void Path::respond_locked(Request& r) {
     Connection& c = r.conn();
     const rt::u32 n = response_wrs(r);
     if (!c.room(n) || !c.pending.empty()) {
