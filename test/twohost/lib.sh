@@ -27,6 +27,23 @@ net_up() {
 	wait_for 10 gids_there "rxe1:0000:0000:0000:0000:0000:ffff:0a52:000$h"
 }
 
+# th_disk: the server host's disk that survives its reboots (two-hosts
+# attaches it to every boot of the server: serial rtrs2h-disk), /dev/vdX.
+th_disk() {
+	modprobe virtio_blk || return 1
+	wait_for 10 th_disk_there && return 0
+	echo "th_disk: no virtio disk with the serial rtrs2h-disk" >&2
+	return 1
+}
+th_disk_there() {
+	local d
+	for d in /sys/block/vd*; do
+		[ "$(cat "$d/serial" 2>/dev/null)" = rtrs2h-disk ] && [ -b "/dev/${d##*/}" ] &&
+			{ echo "/dev/${d##*/}"; return 0; }
+	done
+	return 1
+}
+
 # the two paths, as the client names them (SRC@DST)
 th_p1=ip:10.81.0.2@ip:10.81.0.1
 th_p2=ip:10.82.0.2@ip:10.82.0.1
@@ -38,14 +55,20 @@ signal() {
 }
 # got NAME: the other guest (or the host) has signalled NAME.
 got() { test -e "$th_dir/in/$1"; }
-# await NAME SECONDS: true once NAME has come.
+# sigtext NAME: the text that came with NAME.
+sigtext() { cat "$th_dir/in/$1"; }
+# await NAME SECONDS: true once NAME has come; false after SECONDS, or
+# as soon as the other guest gave up (its abort: it waits for nothing more).
 await() {
-	wait_for "$2" got "$1" && return 0
-	echo "   no signal $1 within $2 s"
+	wait_for "$2" got_or_abort "$1" || { echo "   no signal $1 within $2 s"; return 1; }
+	got "$1" && return 0
+	echo "   no signal $1: the other guest gave up ($(cat "$th_dir/in/abort"))"
 	return 1
 }
-# host ACTION SECONDS: asks the host for ACTION (linkoff, linkon,
-# kill-client, kill-server); true once it is done.
+got_or_abort() { got "$1" || got abort; }
+# host ACTION SECONDS: asks the host for ACTION (cut, heal, linkoff[N],
+# linkon[N], kill-client, kill-server, reboot-client, reboot-server); true
+# once it is done.
 host() {
 	signal "host.$1"
 	await "host.$1.done" "$2"
