@@ -236,9 +236,11 @@ private:
     [[gnu::always_inline]] inline bool post_invalidate_locked(Request& r) REQUIRES(io_lock_);
     [[gnu::always_inline]] inline bool post_response_locked(Request& r, rt::u32 n) REQUIRES(io_lock_);
     rt::u32 response_wrs(const Request& r) const REQUIRES(io_lock_);
+    // The answer to a heartbeat (out of on_imm(): its work request on the
+    // stack would cost every immediate a stack canary).
+    [[gnu::noinline]] void hb_ack_locked(Connection& c) REQUIRES(io_lock_);
     // What goes wrong on the I/O path, logged (and the path closed where
     // it says so) out of the hot functions' way.
-    [[gnu::noinline]] void hb_ack_locked(Connection& c) REQUIRES(io_lock_);
     [[gnu::cold, gnu::noinline]] void early_imm_locked(Connection& c) REQUIRES(io_lock_);
     [[gnu::cold, gnu::noinline]] void unknown_imm_locked(rt::u32 type) REQUIRES(io_lock_);
     [[gnu::cold, gnu::noinline]] void bad_imm_locked(rt::u32 payload) REQUIRES(io_lock_);
