@@ -72,11 +72,12 @@ BOOT_STATUS = {"124": "the guest timed out", "125": "the guest died or reported 
 
 
 def boot_of(name):
-    """The boot (folder under BUILD/vm) a guest.boot.KVER or debug.boot test ran."""
+    """The boot (folder under BUILD/vm) a guest.boot.KVER or debug.boot[.PART]
+    test ran (debug.boot.fault: debug-fault)."""
     if name.startswith("guest.boot."):
         return name[len("guest.boot."):]
-    if name == "debug.boot":
-        return "debug"
+    if name == "debug.boot" or name.startswith("debug.boot."):
+        return "debug" + name[len("debug.boot"):].replace(".", "-")
     return None
 
 

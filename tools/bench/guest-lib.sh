@@ -47,3 +47,27 @@ unload_stack() {
 }
 # unloaded MODULE: MODULE is not loaded, or rmmod unloads it now.
 unloaded() { [ ! -e "/sys/module/$1" ] || rmmod "$1" 2>/dev/null; }
+
+# The instruction counter's cases (tools/bench/insn): insn_case_args CASE
+# prints fio's options for CASE, with $ios1 I/Os a job at QD1 and $ios32
+# at QD32; false for a case it does not know.
+insn_case_args() {
+	case $1 in
+	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1 --number_ios=$ios1" ;;
+	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --iodepth_batch_submit=1 --number_ios=$ios32" ;;
+	randwrite-4k-qd1) echo "--rw=randwrite --bs=4k --iodepth=1 --number_ios=$ios1" ;;
+	randwrite-4k-qd32) echo "--rw=randwrite --bs=4k --iodepth=32 --iodepth_batch_submit=1 --number_ios=$ios32" ;;
+	*) return 1 ;;
+	esac
+}
+
+# insn_sections FILE: the text sections of the stack's modules as loaded
+# (MODULE SECTION ADDRESS; the addresses need kptr_restrict 0)
+insn_sections() {
+	local m s
+	for m in rtrs_server rtrs_core rtrs_client rnbd_server rnbd_client; do
+		for s in /sys/module/$m/sections/.text*; do
+			[ -e "$s" ] && echo "$m ${s##*/} $(cat "$s")"
+		done
+	done >"$1"
+}

@@ -23,37 +23,18 @@ ctl=/sys/devices/virtual/rnbd-client/ctl
 markers=0
 mkdir -p "$out" && : >"$out/marks.txt" || exit 1
 
-case_args() {
-	case $1 in
-	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1 --number_ios=$ios1" ;;
-	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --iodepth_batch_submit=1 --number_ios=$ios32" ;;
-	randwrite-4k-qd1) echo "--rw=randwrite --bs=4k --iodepth=1 --number_ios=$ios1" ;;
-	randwrite-4k-qd32) echo "--rw=randwrite --bs=4k --iodepth=32 --iodepth_batch_submit=1 --number_ios=$ios32" ;;
-	*) return 1 ;;
-	esac
-}
 for c in $cases; do
-	case_args "$c" >/dev/null || { echo "[insn] unknown case $c"; exit 2; }
+	insn_case_args "$c" >/dev/null || { echo "[insn] unknown case $c"; exit 2; }
 done
 
 bench_setup || exit 1
 echo 0 >/proc/sys/kernel/kptr_restrict
 
-# sections FILE: the text sections of the stack's modules, as loaded
-sections() {
-	local m s
-	for m in rtrs_server rtrs_core rtrs_client rnbd_server rnbd_client; do
-		for s in /sys/module/$m/sections/.text*; do
-			[ -e "$s" ] && echo "$m ${s##*/} $(cat "$s")"
-		done
-	done >"$1"
-}
-
 # one_case SERVER INVAL CASE
 one_case() {
 	local p=$out/$1-$2-$3
 	# shellcheck disable=SC2046
-	fio --name="$3" --filename=/dev/rnbd0 --direct=1 --ioengine=libaio $(case_args "$3") \
+	fio --name="$3" --filename=/dev/rnbd0 --direct=1 --ioengine=libaio $(insn_case_args "$3") \
 		--size=1g --randrepeat=1 --norandommap --eta=never \
 		--exec_prerun="$mark" --exec_postrun="$mark" \
 		--output-format=json --output="$p.json" >/dev/null || { echo "[insn] fio failed: $p"; return 1; }
@@ -67,7 +48,7 @@ for inv in $invals; do
 		load_stack "$srv" "$inv" || exit 1
 		echo "sessname=insn path=ip:10.77.0.2@ip:10.77.0.1 device_path=/dev/nullb0" >$ctl/map_device || exit 1
 		wait_exists /dev/rnbd0 10 || exit 1
-		sections "$out/sections-$srv-$inv.txt"
+		insn_sections "$out/sections-$srv-$inv.txt"
 		# one short job first: the code paths translated, the session warm
 		fio --name=warm --filename=/dev/rnbd0 --direct=1 --ioengine=libaio --rw=randrw --bs=4k \
 			--iodepth=8 --number_ios=200 --size=1g --eta=never >/dev/null || exit 1

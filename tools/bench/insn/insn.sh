@@ -20,24 +20,8 @@
 #   RTRS_BUILD_DIR  build folder with module/KVER and peers/KVER [./build]
 #   BENCH_NO_BUILD  1: take the module and peers already built [unset]
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../../.." && pwd)
-cd "$top"
-kver=${KVER:-$(tools/kernels.sh | awk "NR == 1")}
-build=$(realpath -m "${RTRS_BUILD_DIR:-$top/build}")
-servers=${SERVERS:-ours upstream}
-invals=${INVALS:-Y N}
-cases=${CASES:-randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32}
-if [ "${BENCH_NO_BUILD:-}" != 1 ]; then
-	tools/build-module.sh "$kver" "$build/module/$kver" >/dev/null
-	tools/upstream/build-peers.sh --rnbd-server-against "$build/module/$kver" "$kver" "$build/peers/$kver" >/dev/null
-fi
-tools/bench/insn/build.sh "$build/insn"
-out=${INSN_OUT:-$build/bench/insn-$kver-$(date +%Y%m%d-%H%M%S)}
-rm -rf "$out"
-mkdir -p "$out/dumps"
-out=$(realpath "$out")
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
-begin=$(date +%s)
+# shellcheck source=tools/bench/insn/setup.sh
+. "$(dirname "$0")/setup.sh" insn
 echo "insn: $kver, servers: $servers, always_invalidate: $invals, cases: $cases; results in $out"
 tools/vm/run-guest --kver "$kver" --smp 1 --out "$out/vm" --timeout "${INSN_TIMEOUT:-1500}" \
 	--qemu-arg -plugin --qemu-arg "$build/insn/insn-count.so,out=$out/dumps" \

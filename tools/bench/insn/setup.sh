@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# What insn.sh and twohost.sh share, sourced with the folder's name for
+# their results (insn, insn2h): the settings from the environment (see
+# insn.sh's header), the module, the peers and the counter built, and a new
+# results folder $out with $out/dumps for the plugin.
+# shellcheck disable=SC2034 # (all read by the script that sources this)
+insn_kind=$1
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+cd "$top"
+kver=${KVER:-$(tools/kernels.sh | awk "NR == 1")}
+build=$(realpath -m "${RTRS_BUILD_DIR:-$top/build}")
+servers=${SERVERS:-ours upstream}
+invals=${INVALS:-Y N}
+cases=${CASES:-randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32}
+if [ "${BENCH_NO_BUILD:-}" != 1 ]; then
+	tools/build-module.sh "$kver" "$build/module/$kver" >/dev/null
+	tools/upstream/build-peers.sh --rnbd-server-against "$build/module/$kver" "$kver" "$build/peers/$kver" >/dev/null
+fi
+tools/bench/insn/build.sh "$build/insn"
+out=${INSN_OUT:-$build/bench/$insn_kind-$kver-$(date +%Y%m%d-%H%M%S)}
+rm -rf "$out"
+mkdir -p "$out/dumps"
+out=$(realpath "$out")
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+begin=$(date +%s)
