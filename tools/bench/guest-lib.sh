@@ -61,6 +61,24 @@ insn_case_args() {
 	esac
 }
 
+# insn_warm DEV: one short job first, so that the code paths are translated
+# and the session warm before anything is counted
+insn_warm() {
+	fio --name=warm --filename="$1" --direct=1 --ioengine=libaio --rw=randrw --bs=4k \
+		--iodepth=8 --number_ios=200 --size=1g --eta=never >/dev/null
+}
+
+# insn_job CASE DEV JSON [FIO OPTIONS...]: CASE's fio job on DEV, its
+# results in JSON
+insn_job() {
+	local c=$1 dev=$2 json=$3
+	shift 3
+	# shellcheck disable=SC2046
+	fio --name="$c" --filename="$dev" --direct=1 --ioengine=libaio $(insn_case_args "$c") \
+		--size=1g --randrepeat=1 --norandommap --eta=never \
+		--output-format=json --output="$json" "$@" >/dev/null
+}
+
 # insn_sections FILE: the text sections of the stack's modules as loaded
 # (MODULE SECTION ADDRESS; the addresses need kptr_restrict 0)
 insn_sections() {

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "insn-marker.h"
+
 /* --- the QEMU plugin API, version 1 (the part used) --- */
 typedef uint64_t qemu_plugin_id_t;
 typedef struct {
@@ -84,7 +86,7 @@ static uint64_t total, kernel; /* every guest instruction, those at kernel addre
 static unsigned markers;
 static char out_dir[4096];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static const unsigned char marker[] = { 0x4d, 0x87, 0xff }; /* xchg %r15,%r15 */
+static const unsigned char marker[] = { INSN_MARKER_BYTES }; /* insn-marker.h */
 
 static struct slot *slot_of(uint64_t vaddr)
 {

@@ -33,11 +33,8 @@ echo 0 >/proc/sys/kernel/kptr_restrict
 # one_case SERVER INVAL CASE
 one_case() {
 	local p=$out/$1-$2-$3
-	# shellcheck disable=SC2046
-	fio --name="$3" --filename=/dev/rnbd0 --direct=1 --ioengine=libaio $(insn_case_args "$3") \
-		--size=1g --randrepeat=1 --norandommap --eta=never \
-		--exec_prerun="$mark" --exec_postrun="$mark" \
-		--output-format=json --output="$p.json" >/dev/null || { echo "[insn] fio failed: $p"; return 1; }
+	insn_job "$3" /dev/rnbd0 "$p.json" --exec_prerun="$mark" --exec_postrun="$mark" ||
+		{ echo "[insn] fio failed: $p"; return 1; }
 	markers=$((markers + 2))
 	echo "$markers $1 $2 $3" >>"$out/marks.txt"
 	echo "[insn] $1 always_invalidate=$2 $3: done (marker $markers)"
@@ -49,9 +46,7 @@ for inv in $invals; do
 		echo "sessname=insn path=ip:10.77.0.2@ip:10.77.0.1 device_path=/dev/nullb0" >$ctl/map_device || exit 1
 		wait_exists /dev/rnbd0 10 || exit 1
 		insn_sections "$out/sections-$srv-$inv.txt"
-		# one short job first: the code paths translated, the session warm
-		fio --name=warm --filename=/dev/rnbd0 --direct=1 --ioengine=libaio --rw=randrw --bs=4k \
-			--iodepth=8 --number_ios=200 --size=1g --eta=never >/dev/null || exit 1
+		insn_warm /dev/rnbd0 || exit 1
 		for c in $cases; do
 			one_case "$srv" "$inv" "$c" || exit 1
 		done

@@ -4,8 +4,10 @@
  * (xchg %r15,%r15: the plugin dumps and zeroes its counts). Without the
  * plugin it does nothing.
  */
+#include "insn-marker.h"
+
 int main(void)
 {
-	__asm__ volatile(".byte 0x4d, 0x87, 0xff" ::: "r15", "memory");
+	insn_marker();
 	return 0;
 }

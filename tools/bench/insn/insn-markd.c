@@ -23,10 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static void marker(void)
-{
-	__asm__ volatile(".byte 0x4d, 0x87, 0xff" ::: "r15", "memory");
-}
+#include "insn-marker.h"
 
 static int read_line(int fd, char *buf, size_t size)
 {
@@ -96,7 +93,7 @@ int main(int argc, char **argv)
 		if (strncmp(line, "mark", 4) || (line[4] != '\0' && line[4] != ' ')) {
 			snprintf(reply, sizeof(reply), "error: unknown request\n");
 		} else {
-			marker();
+			insn_marker();
 			count++;
 			if (line[4] == ' ') {
 				fprintf(marks, "%lu %s\n", count, line + 5);

@@ -30,10 +30,4 @@ tools/vm/run-guest --kver "$kver" --smp 1 --out "$out/vm" --timeout "${INSN_TIME
 	{ echo "insn: the guest run failed (status $?): $out/run-guest.log"; tail -n 20 "$out/run-guest.log"; exit 1; }
 grep -F '[insn]' "$out/run-guest.log" || true
 echo "insn: guest run took $(($(date +%s) - begin)) s; host load before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
-/usr/bin/python3 tools/bench/insn/report.py --top "${TOP:-8}" \
-	--ko ours="$build/module/$kver/rtrs-server.ko" \
-	--ko upstream="$build/peers/$kver/src/rtrs/rtrs-server.ko" \
-	--ko rtrs_core="$build/peers/$kver/src/rtrs/rtrs-core.ko" \
-	--dumps "$out/dumps" "$out/vm/insn" >"$out/report.txt"
-cp "$out/vm/insn/report.json" "$out/report.json"
-cat "$out/report.txt"
+insn_report "$out/vm/insn"

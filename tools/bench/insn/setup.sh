@@ -3,7 +3,8 @@
 # What insn.sh and twohost.sh share, sourced with the folder's name for
 # their results (insn, insn2h): the settings from the environment (see
 # insn.sh's header), the module, the peers and the counter built, and a new
-# results folder $out with $out/dumps for the plugin.
+# results folder $out with $out/dumps for the plugin; insn_report, the
+# report of a run.
 # shellcheck disable=SC2034 # (all read by the script that sources this)
 insn_kind=$1
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -24,3 +25,16 @@ mkdir -p "$out/dumps"
 out=$(realpath "$out")
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 begin=$(date +%s)
+
+# insn_report RESULTS: report.py over the guest's RESULTS folder (marks,
+# sections, fio) and the plugin's dumps: OUT/report.txt, printed, and
+# OUT/report.json
+insn_report() {
+	/usr/bin/python3 tools/bench/insn/report.py --top "${TOP:-8}" \
+		--ko ours="$build/module/$kver/rtrs-server.ko" \
+		--ko upstream="$build/peers/$kver/src/rtrs/rtrs-server.ko" \
+		--ko rtrs_core="$build/peers/$kver/src/rtrs/rtrs-core.ko" \
+		--dumps "$out/dumps" "$1" >"$out/report.txt"
+	cp "$1/report.json" "$out/report.json"
+	cat "$out/report.txt"
+}

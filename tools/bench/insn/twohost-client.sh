@@ -45,16 +45,10 @@ for inv in $invals; do
 		step "$srv rtrs-server, always_invalidate=$inv"
 		await "ready-$srv-$inv" 300 || bail "the server host is not ready"
 		dev=$(map insn /dev/nullb0 "path=$th_p1") || bail "map the server's null_blk"
-		# one short job first: the code paths translated, the session warm
-		fio --name=warm --filename="$dev" --direct=1 --ioengine=libaio --rw=randrw --bs=4k \
-			--iodepth=8 --number_ios=200 --size=1g --eta=never >/dev/null || bail "the warm-up job"
+		insn_warm "$dev" || bail "the warm-up job"
 		for c in $cases; do
 			markd mark >/dev/null || bail "no marker before $c"
-			# shellcheck disable=SC2046
-			fio --name="$c" --filename="$dev" --direct=1 --ioengine=libaio $(insn_case_args "$c") \
-				--size=1g --randrepeat=1 --norandommap --eta=never \
-				--output-format=json --output="$out/$srv-$inv-$c.json" >/dev/null ||
-				bail "fio $srv $inv $c"
+			insn_job "$c" "$dev" "$out/$srv-$inv-$c.json" || bail "fio $srv $inv $c"
 			r=$(markd "mark $srv $inv $c") || bail "no marker after $c"
 			pass "$srv always_invalidate=$inv $c (marker ${r#ok })"
 		done

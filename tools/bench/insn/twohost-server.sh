@@ -10,8 +10,9 @@
 # client's jobs run this script is blocked in wait.
 #
 # Usage: twohost-server.sh OUR_MODULE_DIR PEERS_DIR MARKD "SERVERS" "INVALS"
-# Output in RTRS_TH_DIR/insn (the guest's results folder): marks.txt (MARKER_NO SERVER INVAL CASE, insn-markd's),
-# sections-SERVER-INVAL.txt, markd-SERVER-INVAL.txt, dmesg.txt.
+# Output in RTRS_TH_DIR/insn (the guest's results folder): marks.txt
+# (MARKER_NO SERVER INVAL CASE, insn-markd's), sections-SERVER-INVAL.txt,
+# markd-SERVER-INVAL.txt, dmesg.txt.
 set -uo pipefail
 # shellcheck disable=SC2034 # (ours, peers: read by guest-lib.sh)
 ours=$1 peers=$2 markd=$3 servers=$4 invals=$5
@@ -29,7 +30,6 @@ modprobe null_blk || bail "null_blk"
 insmod "$peers/src/rtrs/rtrs-core.ko" || bail "upstream rtrs-core"
 load_deps "$ours/rtrs-server.ko" || bail "our module's dependencies"
 echo 0 >/proc/sys/kernel/kptr_restrict
-listening() { grep -q '^listening' "$1"; }
 markers=0
 for inv in $invals; do
 	for srv in $servers; do
@@ -39,7 +39,7 @@ for inv in $invals; do
 		log=$out/markd-$srv-$inv.txt
 		"$markd" 10.81.0.1 7777 "$markers" "$out/marks.txt" >"$log" 2>&1 &
 		pid=$!
-		wait_for 10 listening "$log" || bail "insn-markd did not start: $(cat "$log")"
+		wait_line "$log" '^listening' 10 || bail "insn-markd did not start: $(cat "$log")"
 		signal "ready-$srv-$inv"
 		# the client's jobs run now; it ends insn-markd with quit
 		wait "$pid" || bail "insn-markd failed: $(cat "$log")"

@@ -43,13 +43,7 @@ echo "insn (two hosts): the run took $(($(date +%s) - begin)) s; host load befor
 # client host's fio results
 mkdir -p "$out/report"
 cp "$out"/2h/server/insn/* "$out"/2h/client/insn/*.json "$out/report/"
-/usr/bin/python3 tools/bench/insn/report.py --top "${TOP:-8}" \
-	--ko ours="$build/module/$kver/rtrs-server.ko" \
-	--ko upstream="$build/peers/$kver/src/rtrs/rtrs-server.ko" \
-	--ko rtrs_core="$build/peers/$kver/src/rtrs/rtrs-core.ko" \
-	--dumps "$out/dumps" "$out/report" >"$out/report.txt"
-cp "$out/report/report.json" "$out/report.json"
-cat "$out/report.txt"
+insn_report "$out/report"
 # every case counted for every server asked, or the run failed
 /usr/bin/python3 - "$out/report.json" "$servers" "$invals" "$cases" <<'PY'
 import json, sys
