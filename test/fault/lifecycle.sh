@@ -55,7 +55,7 @@ pid_ends() {
 	local end=$((SECONDS + $2))
 	while kill -0 "$1" 2>/dev/null; do
 		[ "$SECONDS" -ge "$end" ] && return 1
-		sleep 0.2
+		nap 0.2
 	done
 	return 0
 }
@@ -140,7 +140,7 @@ if want 27; then
 			killed=1
 			break
 		fi
-		sleep 0.5
+		nap 0.5
 	done
 	made=$(sed -n 's/.*(\([0-9]*\) made)$/\1/p' $work/flood.out | tail -n 1)
 	made=${made:-0}

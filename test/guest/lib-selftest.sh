@@ -63,6 +63,14 @@ expect 1 "wait_line_while: false once the process ends without the line (well be
 	": >'$t/empty'; sleep 0.2 & t0=\$SECONDS; wait_line_while '$t/empty' x 30 \$!; rc=\$?; [ \$((SECONDS - t0)) -lt 10 ] || exit 3; exit \$rc"
 expect 0 "wait_line_while: true when the line came as the process ended" \
 	"(sleep 0.2; echo 'result: ok' >'$t/res') & wait_line_while '$t/res' '^result: ' 30 \$!"
+expect 0 "has_line: extended regexes as grep -E, a last line without its newline, no match" \
+	"printf 'path a up: 2\\nio: reads 5' >'$t/hl'; has_line '$t/hl' '^path .* up: [0-9]+\$' &&
+	 has_line '$t/hl' '^io: reads (5|6)\$' && ! has_line '$t/hl' '^up' && ! has_line '$t/hl' 'reads 6'"
+expect 0 "has_line: a file of more than 1,000 lines is read to its end" \
+	"seq 5000 >'$t/long'; has_line '$t/long' '^4999\$' && ! has_line '$t/long' '^5001\$'"
+expect 0 "nap: pauses about its time with the shell's builtins alone (no PATH)" \
+	'PATH=/nonexistent; t0=${EPOCHREALTIME/[.,]/}; nap 0.3; nap 0.2; t1=${EPOCHREALTIME/[.,]/}
+	 [ $((t1 - t0)) -ge 500000 ] && [ $((t1 - t0)) -le 3000000 ]'
 expect 0 "wait_gone, wait_exists" \
 	"wait_gone '$t/nothing' 1 && wait_exists '$t' 1 && ! wait_exists '$t/nothing' 1 && ! wait_gone '$t' 1"
 expect 0 "wait_pid: true once the process ends, false while it runs" \
