@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Prints the step times of a test run as a table: every ctest test that took
-a second or more (from ctest's JUnit file), and under each guest boot the
-suites it ran (from tools/vm/boot-suites' results), then the totals; then,
+a second or more (from ctest's JUnit file; a boot with the CPU its QEMU
+used, tools/vm/run-guest's cpu-seconds), and under each guest boot the
+suites it ran with the processes each started (from tools/vm/boot-suites'
+results), then the totals; then,
 for the tests that failed, the last lines each printed, so that the end of
 a long log (all a CI report may keep of it) says what went wrong.
 
@@ -51,6 +53,14 @@ def suite_rows(build, boot):
         except (OSError, ValueError):
             rows.append((name, None, "no result", (skips, allowed)))
     return rows
+
+
+def read_int(path):
+    """The number in a file, or None without one."""
+    try:
+        return int(open(path).read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 # Names longer than this are cut in the table (a few parameterised unit
@@ -154,10 +164,16 @@ def main():
             small += secs
             small_n += 1
             continue
-        print("%-*s %8.0f  %s" % (width, cut(name, width), secs, status))
         boot = boot_of(name)
+        cpu = read_int(os.path.join(build, "vm", boot, "cpu-seconds")) if boot else None
+        if cpu is not None:
+            status += " (the guest's CPU: %d s)" % cpu
+        print("%-*s %8.0f  %s" % (width, cut(name, width), secs, status))
         if boot:
             for sname, ssecs, sst, _ in rows_of(boot):
+                procs = read_int(os.path.join(build, "vm", boot, "suites", sname, "processes"))
+                if procs is not None:
+                    sst += ", %d processes" % procs
                 print("%-*s %8s  %s" % (width, "    suite " + sname,
                                          "-" if ssecs is None else ssecs, sst))
     print("%-*s %8.0f  (%d tests under a second each)" % (width, "the rest", small, small_n))
