@@ -23,6 +23,9 @@ cycles_n=${4:-$cycles}
 . "$(dirname "$0")/lib.sh"
 [ "$long" = 1 ] && cycles=1000 cycles_n=1000
 work=/tmp/fault-conn
+# fresh: the waits read the clients' output files, and a file left by an
+# earlier suite of the boot (or an earlier step) would answer them at once
+rm -rf $work
 mkdir -p $work
 problems0=$(problem_count)
 

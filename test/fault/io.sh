@@ -34,6 +34,9 @@ set -uo pipefail
 moddir=$1 client=$2 kind=${3:-stock}
 . "$(dirname "$0")/lib.sh"
 work=/tmp/fault-io
+# fresh: the waits read the clients' output files, and a file left by an
+# earlier suite of the boot (or an earlier step) would answer them at once
+rm -rf $work
 mkdir -p $work
 problems0=$(problem_count)
 
@@ -272,6 +275,7 @@ if [ "$kind" = stock ]; then
 		note "$(dmesg | grep -F 'rtrs_server: loaded' | tail -n 1 | sed 's/^\[[^]]*\] //')"
 		qp0=$(log_count "cannot create a QP")
 		m0=$(settled_mem_mib)
+		: >$work/flood.out  # (each flood's own: empty before the client starts)
 		"$client" connect --session flood --server $srv --src $cli --sessions 64 --quiet \
 			>$work/flood.out 2>$work/flood.err &
 		pid=$!

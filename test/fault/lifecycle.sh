@@ -39,6 +39,9 @@ delete_s=${7:-10}
 . "$(dirname "$0")/lib.sh"
 [ "$long" = 1 ] && cycles=100 rounds=100
 work=/tmp/fault-lifecycle
+# fresh: the waits read the clients' output files, and a file left by an
+# earlier suite of the boot (or an earlier step) would answer them at once
+rm -rf $work
 mkdir -p $work
 problems0=$(problem_count)
 want() { [[ ",$parts," == *",$1,"* ]]; }
@@ -270,6 +273,7 @@ if want 29; then
 		tc=$(now)
 		p0=$(problem_count)
 		[ -d /sys/module/rtrs_null ] || insmod "$moddir/rtrs-null.ko" || { fail "cycle $i: insmod rtrs-null"; break; }
+		: >$work/ulp.out  # (each cycle's own: empty before the client starts)
 		"$client" connect --session ulp$i --server $srv --src $cli --hold 600 --quiet \
 			>$work/ulp.out 2>$work/ulp.err &
 		cl=$!
