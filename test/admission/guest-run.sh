@@ -27,10 +27,7 @@ moddir=$1 client=$2 peers=${3:--} rtrs_srv=${4:--}
 . "$(dirname "$0")/../fault/lib.sh" || exit 2
 params=/sys/module/rtrs_server/parameters
 work=/tmp/admission
-# fresh: the waits read the clients' output files, and a file left by an
-# earlier suite of the boot (or an earlier step) would answer them at once
-rm -rf $work
-mkdir -p $work
+fresh_dir $work
 problems0=$(problem_count)
 cli3=10.77.0.3
 

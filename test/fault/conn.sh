@@ -23,10 +23,7 @@ cycles_n=${4:-$cycles}
 . "$(dirname "$0")/lib.sh"
 [ "$long" = 1 ] && cycles=1000 cycles_n=1000
 work=/tmp/fault-conn
-# fresh: the waits read the clients' output files, and a file left by an
-# earlier suite of the boot (or an earlier step) would answer them at once
-rm -rf $work
-mkdir -p $work
+fresh_dir $work
 problems0=$(problem_count)
 
 step "soft-RoCE; rtrs-server (sess_queue_depth 16: small sessions) and rtrs-null"

@@ -32,10 +32,7 @@ set -uo pipefail
 moddir=$1 client=$2
 . "$(dirname "$0")/lib.sh"
 work=/tmp/fault-inject
-# fresh: the waits read the clients' output files, and a file left by an
-# earlier suite of the boot (or an earlier step) would answer them at once
-rm -rf $work
-mkdir -p $work
+fresh_dir $work
 ff=/sys/kernel/debug/fail_function
 problems0=$(problem_count)
 [ -d $ff ] || { echo "FAIL: no $ff (a kernel with CONFIG_FAIL_FUNCTION, debugfs mounted)"; exit 1; }

@@ -34,10 +34,7 @@ set -uo pipefail
 moddir=$1 client=$2 kind=${3:-stock}
 . "$(dirname "$0")/lib.sh"
 work=/tmp/fault-io
-# fresh: the waits read the clients' output files, and a file left by an
-# earlier suite of the boot (or an earlier step) would answer them at once
-rm -rf $work
-mkdir -p $work
+fresh_dir $work
 problems0=$(problem_count)
 
 step "soft-RoCE"

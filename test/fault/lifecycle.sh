@@ -39,10 +39,7 @@ delete_s=${7:-10}
 . "$(dirname "$0")/lib.sh"
 [ "$long" = 1 ] && cycles=100 rounds=100
 work=/tmp/fault-lifecycle
-# fresh: the waits read the clients' output files, and a file left by an
-# earlier suite of the boot (or an earlier step) would answer them at once
-rm -rf $work
-mkdir -p $work
+fresh_dir $work
 problems0=$(problem_count)
 want() { [[ ",$parts," == *",$1,"* ]]; }
 

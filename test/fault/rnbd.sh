@@ -38,10 +38,7 @@ moddir=$1 peers=$2 client=$3 cycles=${4:-20}
 # rxe may fail each of the two clients of row 17's window (see there)
 max_allowed=2
 work=/tmp/fault-rnbd
-# fresh: the waits read the clients' output files, and a file left by an
-# earlier suite of the boot (or an earlier step) would answer them at once
-rm -rf $work
-mkdir -p $work
+fresh_dir $work
 cclass=/sys/class/rtrs-client
 problems0=$(problem_count)
 

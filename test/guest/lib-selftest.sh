@@ -71,6 +71,8 @@ expect 0 "has_line: a file of more than 1,000 lines is read to its end" \
 expect 0 "nap: pauses about its time with the shell's builtins alone (no PATH)" \
 	'PATH=/nonexistent; t0=${EPOCHREALTIME/[.,]/}; nap 0.3; nap 0.2; t1=${EPOCHREALTIME/[.,]/}
 	 [ $((t1 - t0)) -ge 500000 ] && [ $((t1 - t0)) -le 3000000 ]'
+expect 0 "fresh_dir: the folder made anew, what was in it gone" \
+	"mkdir -p '$t/fd' && touch '$t/fd/old' && fresh_dir '$t/fd' && [ -d '$t/fd' ] && [ ! -e '$t/fd/old' ]"
 expect 0 "wait_gone, wait_exists" \
 	"wait_gone '$t/nothing' 1 && wait_exists '$t' 1 && ! wait_exists '$t/nothing' 1 && ! wait_gone '$t' 1"
 expect 0 "wait_pid: true once the process ends, false while it runs" \

@@ -182,6 +182,11 @@ tracefs_up() {
 exec {lib_nap_fd}<> <(:)
 nap() { read -r -t "$1" -u "$lib_nap_fd" _ 2>/dev/null || true; }
 
+# fresh_dir DIR: DIR made anew, for a suite's files. The waits read the
+# clients' output files there, and a file left by an earlier suite of the
+# boot would answer them at once.
+fresh_dir() { rm -rf "$1" && mkdir -p "$1"; }
+
 # wait_for SECONDS COMMAND [ARGS...]: true once COMMAND succeeds, tried
 # every 0.1 s; false after SECONDS * 10 tries. The bound counts tries, not
 # the clock: on a slow (emulated, debug) guest each try takes longer, and

@@ -34,10 +34,7 @@ server_params=(always_invalidate="$inval" "max_chunk_size=$chunk")
 # under TCG on a busy host a few seconds are not always enough to look.
 hold=60
 work=/tmp/io
-# fresh: the waits read the clients' output files, and a file left by an
-# earlier suite of the boot (or an earlier step) would answer them at once
-rm -rf $work
-mkdir -p $work
+fresh_dir $work
 
 # end_hold PID: ends the client's hold and waits for it; returns its status.
 end_hold() {
@@ -65,7 +62,6 @@ io_exact() {
 	local sess=io_$name log=$work/$name pid rc stats want p
 	local desc="$name: $reads reads + $writes writes of $size B, usr $usr, qd $qd, $cons cons $*"
 	step "$desc"
-	: >"$log.out"  # (this shell's, before the client starts: see rm -rf $work)
 	"$client" io --session "$sess" --server $srv --src $cli --cons "$cons" \
 		--reads "$reads" --writes "$writes" --size "$size" --usr-len "$usr" --qd "$qd" \
 		--verify-zero --hold $hold "$@" >"$log.out" 2>"$log.err" &

@@ -23,10 +23,7 @@ tr=/sys/kernel/tracing
 srv=10.77.0.1 cln=10.77.0.2
 pathname=ip:$cln@ip:$srv
 work=/tmp/observe
-# fresh: the waits read the clients' output files, and a file left by an
-# earlier suite of the boot (or an earlier step) would answer them at once
-rm -rf $work
-mkdir -p $work
+fresh_dir $work
 
 # The trace buffer's events of ours, as "name: fields".
 events() { sed -n 's/^.* \(\(sess\|path\)_\(up\|down\)\|conn_refused\|io_error\|hb_miss\): /\1: /p' $tr/trace; }
