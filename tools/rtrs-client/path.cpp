@@ -141,6 +141,21 @@ void Con::on_cm_event(const rdma_cm_event& ev) {
             break;
         }
         case RDMA_CM_EVENT_REJECTED: {
+            if (state_ == State::Established) {
+                // The server ended a connection its CM had not yet seen
+                // established (our RTU not yet processed there): its CM
+                // cannot send a disconnect request in that state, and the
+                // destroy answers with a reject, which our CM hands up on
+                // an established connection. For this side that is the
+                // server closing the connection (seen: a path refused on
+                // an info request that came just after the accept).
+                path_.log("con %u: rejected after it was established (status %d): "
+                    "the server closed it",
+                    cid_, ev.status);
+                state_ = State::Disconnected;
+                path_.on_con_closed(*this);
+                break;
+            }
             state_ = State::Rejected;
             outcome_.kind = ConnOutcome::Kind::Rejected;
             outcome_.cm_status = ev.status;
