@@ -83,8 +83,9 @@ echo "== running the tests"
 cd "$build"
 # Four at a time: debug.kernel waits in one slot for the build started
 # above, guests run on the lanes of CMakeLists.txt (a guest whose suites
-# time the server alone, two others side by side, or the debug kernel's
-# two boots and one light guest), and host tests take the slots left.
+# time the server alone; the debug kernel's two boots side by side; the
+# light guests one at a time, beside them or alone), and host tests take
+# the slots left.
 t0=$SECONDS
 rc=0
 ctest -j4 --output-on-failure --no-tests=error --output-junit "$build/ctest-junit.xml" "$@" |
