@@ -16,9 +16,6 @@
 #   RTRS_DEBUG_KERNEL_SOURCE  kernel source tarball
 #                             (default /usr/src/linux-source-6.1.tar.xz)
 #   RTRS_DEBUG_KERNEL_JOBS    make -j (default 2; the machine is shared)
-#   RTRS_DEBUG_KERNEL_NICE    the build's niceness (default 19: it takes the
-#                             CPU the guests leave; the unpacking, short, runs
-#                             at the caller's)
 #
 # Cache layout (KEY = <series>-<source version>-<hash of the config recipe>):
 #   src/<source key>/                  the unpacked source tree (shared by all
@@ -44,8 +41,6 @@ fragment=$here/config.fragment
 cache=${RTRS_DEBUG_KERNEL_CACHE:-$HOME/.cache/rtrs-debug-kernel}
 tarball=${RTRS_DEBUG_KERNEL_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
 jobs=${RTRS_DEBUG_KERNEL_JOBS:-2}
-niceness=${RTRS_DEBUG_KERNEL_NICE:-19}
-case $niceness in *[!0-9]* | "") echo "build.sh: RTRS_DEBUG_KERNEL_NICE must be 0-19, not '$niceness'" >&2; exit 2 ;; esac
 mode=build
 
 case "${1:-}" in
@@ -128,7 +123,7 @@ if [ ! -e "$srcdir/.rtrs-unpacked" ]; then
 	msg "unpacked in $(elapsed $(($(date +%s) - t_start)))"
 fi
 
-kmake() { nice -n "$niceness" make -C "$srcdir" O="$build" "$@"; }
+kmake() { nice -n 19 make -C "$srcdir" O="$build" "$@"; }
 
 # --- recipe: begin (this part is in the cache key) ---------------------------
 # allnoconfig with the fragment as its preset: the kernel has what the
@@ -173,7 +168,7 @@ fi
 
 # --- build, with a progress line every minute -----------------------------------
 log=$dir/build.log
-msg "building bzImage and modules: nice -n $niceness make -j$jobs (log: $log)"
+msg "building bzImage and modules: nice -n 19 make -j$jobs (log: $log)"
 msg "a first build takes about 8 minutes on 2 idle cores, longer beside other jobs"
 t_build=$(date +%s)
 kmake -j"$jobs" all >"$log" 2>&1 &
