@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "fake_kernel.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -47,6 +48,12 @@ void might_sleep(const char* what) {
 
 Con* con_of(rtrs_env_con* c) { return reinterpret_cast<Con*>(c); }
 
+// A verb on a device that is unregistered: the driver's memory is gone.
+void on_device(const Dev* d, const char* what) {
+    if (k().ib_state(d->ib_dev) == Kernel::IbState::Gone)
+        k().violation(std::string(what) + " on a device that is unregistered");
+}
+
 }  // namespace
 
 Kernel::Kernel() {
@@ -68,13 +75,84 @@ void reset() {
 
 bool Kernel::fail_here(const char* what) {
     if (on_point) on_point(what);
+    preempt(what);
     long n = failure_points++;
-    if (n == fail_at) {
+    if (should_fail ? should_fail(what) : n == fail_at) {
         failed = true;
         logs.push_back(std::string("fake: failing ") + what);
         return true;
     }
     return false;
+}
+
+void Kernel::preempt(const char* where) {
+    if (on_preempt && held.empty()) on_preempt(where);
+}
+
+Kernel::IbState Kernel::ib_state(void* ib_dev) const {
+    auto it = ib_devs.find(ib_dev);
+    return it == ib_devs.end() ? IbState::Registered : it->second;
+}
+
+int Kernel::live_cms_on(void* ib_dev) const {
+    int n = 0;
+    for (auto& c : cms)
+        if (c->ib_dev == ib_dev && c->con && !c->con->destroyed) ++n;
+    return n;
+}
+
+namespace {
+
+// Waits as rtrs_env_waiter_wait() does, for a condition of the fake's own.
+bool wait_for(const std::function<bool()>& done) {
+    for (int i = 0; i < 1000 && !done(); ++i) {
+        if (k().on_wait_step && k().on_wait_step()) continue;
+        if (k().on_wait) k().on_wait();
+        k().advance(1000);
+    }
+    return done();
+}
+
+}  // namespace
+
+void Kernel::remove_ib_dev(void* ib_dev) {
+    if (ib_state(ib_dev) != IbState::Registered) {
+        violation("a device removed twice");
+        return;
+    }
+    // The IB core removes its clients in the reverse order of their
+    // registration: ours (which needs rdma_cm) before rdma_cm's.
+    rtrs_core_on_device_remove(ib_dev);
+    if (!held.empty()) violation("the device removal returned with a lock held");
+    ib_devs[ib_dev] = IbState::Removing;
+    // Between the two, rdma_cm still knows the device: its listeners may
+    // hand us connection requests for it (on_wait_step lets them come).
+    for (int i = 0; i < 3 && on_wait_step; ++i) on_wait_step();
+    // rdma_cm: each cm_id on the device hears of it once, then the removal
+    // waits until the last one is destroyed.
+    std::set<Cm*> told;
+    for (bool again = true; again;) {
+        again = false;
+        for (std::size_t i = 0; i < cms.size(); ++i) {
+            Cm* c = cms[i].get();
+            if (c->ib_dev != ib_dev || !c->con || c->con->destroyed || told.count(c)) continue;
+            told.insert(c);
+            cm_event(c->con, RTRS_CORE_CM_DEVICE_REMOVAL);
+            again = true;
+            break;  // the handler may have added cm_ids
+        }
+    }
+    if (!wait_for([&] { return live_cms_on(ib_dev) == 0; }))
+        violation("a device removal waits forever for its cm_ids");
+    ib_devs[ib_dev] = IbState::Gone;
+    // Unregistered: the driver frees the device now.
+    for (auto& d : devs) {
+        if (d->ib_dev != ib_dev) continue;
+        if (d->live) violation("a device unregistered with our protection domain on it");
+        if (d->mrs) violation("a device unregistered with our memory regions on it");
+        if (d->mappings) violation("a device unregistered with our chunks mapped on it");
+        if (d->bufs) violation("a device unregistered with our buffers on it");
+    }
 }
 
 void Kernel::violation(const std::string& what) { violations.push_back(what); }
@@ -103,10 +181,47 @@ Work* Kernel::pending_work(void* owner, unsigned kind) {
     return nullptr;
 }
 
+std::vector<Work*> Kernel::due_works() const {
+    std::vector<Work*> out;
+    for (auto& w : works)
+        if (w->live && w->pending && w->due <= now) out.push_back(w.get());
+    std::sort(out.begin(), out.end(), [](const Work* a, const Work* b) {
+        return a->due < b->due || (a->due == b->due && a->seq < b->seq);
+    });
+    return out;
+}
+
+void Kernel::run_work(Work* next) {
+    next->pending = false;
+    next->running = true;
+    if (!held.empty()) violation("a work item runs with a lock held");
+    rtrs_core_run_work(next->owner, next->kind);
+    // The work may have freed itself (a path's close work frees the path).
+    for (auto& w : works)
+        if (w.get() == next) w->running = false;
+    if (!held.empty()) violation("a work item returned with a lock held");
+}
+
+std::uint64_t Kernel::next_due() const {
+    std::uint64_t next = 0;
+    for (auto& w : works)
+        if (w->live && w->pending && w->due > now && (!next || w->due < next)) next = w->due;
+    if (!cm_answers_by_hand)
+        for (auto& e : due_cm_events)
+            if (e.due > now && (!next || e.due < next)) next = e.due;
+    return next;
+}
+
+void Kernel::deliver_due_cm_event(std::size_t i) {
+    DueCmEvent e = due_cm_events[i];
+    due_cm_events.erase(due_cm_events.begin() + static_cast<long>(i));
+    cm_event(e.con, e.ev);
+}
+
 void Kernel::run() {
     for (int guard = 0; guard < 100000; ++guard) {
         bool delivered = false;
-        for (std::size_t i = 0; i < due_cm_events.size(); ++i)
+        for (std::size_t i = 0; !cm_answers_by_hand && i < due_cm_events.size(); ++i)
             if (due_cm_events[i].due <= now) {
                 DueCmEvent e = due_cm_events[i];
                 due_cm_events.erase(due_cm_events.begin() + static_cast<long>(i));
@@ -121,14 +236,7 @@ void Kernel::run() {
                 (!next || w->due < next->due || (w->due == next->due && w->seq < next->seq)))
                 next = w.get();
         if (!next) return;
-        next->pending = false;
-        next->running = true;
-        if (!held.empty()) violation("a work item runs with a lock held");
-        rtrs_core_run_work(next->owner, next->kind);
-        // The work may have freed itself (a path's close work frees the path).
-        for (auto& w : works)
-            if (w.get() == next) w->running = false;
-        if (!held.empty()) violation("a work item returned with a lock held");
+        run_work(next);
     }
     violation("work items keep queueing each other");
 }
@@ -141,7 +249,7 @@ void Kernel::advance(std::uint64_t ms) {
         for (auto& w : works)
             if (w->live && w->pending && w->due < next) next = w->due;
         for (auto& e : due_cm_events)
-            if (e.due < next) next = e.due;
+            if (!cm_answers_by_hand && e.due < next) next = e.due;
         now = next;
         if (next == end) break;
     }
@@ -153,6 +261,8 @@ Cm* Kernel::connect(void* core_server, const std::vector<std::uint8_t>& priv,
                     int* ret) {
     auto cm = std::make_unique<Cm>();
     cm->id = next_cm++;
+    cm->ib_dev = ib_dev;
+    if (ib_state(ib_dev) == IbState::Gone) violation("a connection request on an unregistered device");
     Cm* c = cm.get();
     cms.push_back(std::move(cm));
     c->in_handler = true;
@@ -186,7 +296,10 @@ namespace {
 // would: what counts is that the completion leaves the locks as it found them.)
 void deliver(Con* c, rtrs_core_cqe* cqe, const rtrs_core_wc& wc) {
     const std::size_t before = k().held.size();
+    const bool was = c->in_cq;
+    c->in_cq = true;
     rtrs_core_on_wc(c->core, cqe, &wc);
+    c->in_cq = was;
     if (k().held.size() != before) k().violation("a completion returned with a lock held");
 }
 
@@ -353,6 +466,7 @@ void rtrs_env_lock_release(rtrs_env_lock* lock) {
             break;
         }
     if (k().on_release) k().on_release(l);
+    k().preempt("a lock released");
 }
 
 std::uint64_t rtrs_env_now_ms(void) { return k().now; }
@@ -434,6 +548,7 @@ void rtrs_env_waiter_wait(rtrs_env_waiter* waiter) {
     if (!k().held.empty()) k().violation("waiting with a lock held");
     // What would happen meanwhile in the kernel: the work items run.
     for (int i = 0; i < 1000 && !w->done; ++i) {
+        if (k().on_wait_step && k().on_wait_step()) continue;
         if (k().on_wait) k().on_wait();
         k().advance(1000);
     }
@@ -468,6 +583,8 @@ std::uint64_t rtrs_env_available_ram(void) { return k().available_ram; }
 
 rtrs_env_dev* rtrs_env_dev_open(void* ib_dev, rtrs_env_dev_attrs* attrs) {
     fake::might_sleep("opening a device");
+    if (k().ib_state(ib_dev) != fake::Kernel::IbState::Registered)
+        k().violation("a protection domain allocated on a device our client was told is gone");
     if (k().fail_here("dev_open")) return nullptr;
     auto d = std::make_unique<fake::Dev>();
     d->ib_dev = ib_dev;
@@ -480,11 +597,13 @@ rtrs_env_dev* rtrs_env_dev_open(void* ib_dev, rtrs_env_dev_attrs* attrs) {
 
 void rtrs_env_dev_close(rtrs_env_dev* dev) {
     auto* d = reinterpret_cast<fake::Dev*>(dev);
+    fake::on_device(d, "a protection domain freed");
     if (d->mappings || d->bufs || d->mrs) k().violation("a PD freed while still in use");
     d->live = false;
 }
 
 std::uint64_t rtrs_env_dma_map_chunk(rtrs_env_dev* dev, void* chunk, std::uint32_t size) {
+    fake::on_device(reinterpret_cast<fake::Dev*>(dev), "a chunk mapped");
     if (k().fail_here("dma_map")) return 0;
     if (!k().chunks.count(chunk)) k().violation("a chunk mapped that is not allocated");
     std::uint64_t dma = k().next_dma;
@@ -495,6 +614,7 @@ std::uint64_t rtrs_env_dma_map_chunk(rtrs_env_dev* dev, void* chunk, std::uint32
 }
 
 void rtrs_env_dma_unmap_chunk(rtrs_env_dev* dev, std::uint64_t dma, std::uint32_t size) {
+    fake::on_device(reinterpret_cast<fake::Dev*>(dev), "a chunk unmapped");
     auto it = k().dma.find(dma);
     if (it == k().dma.end() || it->second.len != size || !it->second.chunk) {
         k().violation("a DMA address unmapped that was not mapped so");
@@ -527,6 +647,7 @@ void rtrs_env_dma_sync_for_device(rtrs_env_dev*, std::uint64_t dma, std::uint32_
 int rtrs_env_buf_alloc(rtrs_env_dev* dev, std::uint32_t len, rtrs_env_dma_dir dir,
                        rtrs_env_buf* buf) {
     fake::might_sleep("a buffer allocation");
+    fake::on_device(reinterpret_cast<fake::Dev*>(dev), "a buffer allocated");
     if (k().fail_here("buf_alloc")) return -12;
     buf->cpu = std::calloc(1, len);
     buf->dma = k().next_dma;
@@ -540,6 +661,7 @@ int rtrs_env_buf_alloc(rtrs_env_dev* dev, std::uint32_t len, rtrs_env_dma_dir di
 }
 
 void rtrs_env_buf_free(rtrs_env_dev* dev, rtrs_env_buf* buf) {
+    fake::on_device(reinterpret_cast<fake::Dev*>(dev), "a buffer freed");
     if (buf->priv != dev) k().violation("a buffer freed on another device");
     k().dma.erase(buf->dma);
     std::free(buf->cpu);
@@ -557,6 +679,7 @@ void rtrs_env_buf_sync_for_cpu(rtrs_env_dev*, rtrs_env_buf* buf) {
 rtrs_env_mr* rtrs_env_mr_alloc(rtrs_env_dev* dev, const std::uint64_t* dma, unsigned int n,
                                std::uint32_t size, rtrs_env_mr_info* info) {
     fake::might_sleep("a memory region allocation");
+    fake::on_device(reinterpret_cast<fake::Dev*>(dev), "a memory region allocated");
     if (k().fail_here("mr_alloc")) return nullptr;
     for (unsigned i = 0; i < n; ++i) {
         auto it = k().dma.find(dma[i]);
@@ -579,6 +702,7 @@ rtrs_env_mr* rtrs_env_mr_alloc(rtrs_env_dev* dev, const std::uint64_t* dma, unsi
 
 void rtrs_env_mr_free(rtrs_env_mr* mr) {
     auto* m = reinterpret_cast<fake::Mr*>(mr);
+    fake::on_device(m->dev, "a memory region freed");
     m->live = false;
     m->dev->mrs--;
 }
@@ -610,6 +734,7 @@ void rtrs_env_cm_reject(rtrs_env_cm* cm, const void* priv, unsigned int len) {
 rtrs_env_con* rtrs_env_con_create(rtrs_env_cm* cm, rtrs_env_dev* dev,
                                   const rtrs_env_con_sizes* sizes, rtrs_env_lock*, void* core_con) {
     fake::might_sleep("creating a QP");
+    fake::on_device(reinterpret_cast<fake::Dev*>(dev), "a QP created");
     if (k().fail_here("con_create")) return nullptr;
     // The glue creates exactly these sizes: the device must hold them.
     const rtrs_env_dev_attrs& a = reinterpret_cast<fake::Dev*>(dev)->attrs;
@@ -693,6 +818,8 @@ int rtrs_env_post_send(rtrs_env_con* con, const rtrs_env_wr* wrs, unsigned int n
         c->sends.push_back({wrs[i]});
         c->total_sends++;
     }
+    if (k().on_post)
+        for (unsigned i = 0; i < n; ++i) k().on_post(c, wrs[i]);
     return 0;
 }
 
@@ -764,10 +891,20 @@ int rtrs_env_post_recv(rtrs_env_con* con, rtrs_env_buf* buf, rtrs_core_cqe* cqe,
 }
 
 int rtrs_env_listen(void* core_server, std::uint16_t, rtrs_env_listener** out) {
+    // The IP listener first: it listens (requests may come) before the
+    // IB one is made, and the IB one can fail (its service id taken).
     if (k().fail_here("listen")) return -98;
-    if (!k().listener_server) k().listener_server = core_server;
     k().listeners.push_back(core_server);
     k().listening = true;
+    k().preempt("the IP listener listens");
+    if (k().fail_here("listen_ib")) {
+        // Destroying the IP listener waits for its handlers still running.
+        auto& v = k().listeners;
+        v.erase(std::find(v.begin(), v.end(), core_server));
+        k().listening = !v.empty();
+        return -98;
+    }
+    if (!k().listener_server) k().listener_server = core_server;
     *out = reinterpret_cast<rtrs_env_listener*>(core_server);
     return 0;
 }

@@ -70,6 +70,7 @@ struct Mr {
 
 struct Cm {
     int id;
+    void* ib_dev = nullptr;    // the device the request came on
     bool accepted = false;
     bool rejected = false;
     int reject_errno = 0;      // from the rejection's private data
@@ -99,6 +100,7 @@ struct Con {
     bool cm_ended = false;     // the CM said it ended: it says nothing more
     bool drained = false;
     bool destroyed = false;
+    bool in_cq = false;        // one of its completions is being handled
     std::uint64_t total_sends = 0;
 };
 
@@ -179,6 +181,21 @@ public:
     // of a lock. A hook that must fire once clears itself.
     std::function<void(const char* what)> on_point;
     std::function<void(Lock* released)> on_release;
+    // Where another thread may run (the schedule explorer, explore.h):
+    // a failure point or a lock release that leaves no lock of ours held,
+    // and the listener's IP half listening before its IB half is made.
+    std::function<void(const char* where)> on_preempt;
+    // Decides a failure point when set (true fails it), instead of fail_at.
+    std::function<bool(const char* what)> should_fail;
+    // Called while the core waits, before on_wait: true when it made
+    // something happen (then the wait looks again without moving time).
+    std::function<bool()> on_wait_step;
+    // Every send work request posted, as it is posted (what the client
+    // receives: the info response, the I/O responses, heartbeats).
+    std::function<void(Con* c, const rtrs_env_wr& wr)> on_post;
+    // The client's answers to our disconnects are delivered by the test
+    // (deliver_due_cm_event), not by run() when due.
+    bool cm_answers_by_hand = false;
 
     // --- records ---
     std::vector<std::string> violations;
@@ -227,10 +244,26 @@ public:
     std::uint32_t next_rkey = 0x100;
     int next_cm = 1;
 
+    // --- RDMA devices (the IB core's view): a device is registered until
+    // its removal; the removal tells our client (rtrs_core_on_device_remove,
+    // which waits for what we use on it), then rdma_cm tells each cm_id on
+    // it (DEVICE_REMOVAL) and waits until every one is destroyed; then the
+    // device is unregistered: whatever of ours is still on it (a PD, a
+    // region, a mapping, a buffer) is a violation, as is any later use.
+    enum class IbState { Registered, Removing, Gone };
+    std::map<void*, IbState> ib_devs;  // absent: registered
+    IbState ib_state(void* ib_dev) const;
+    // Both halves of a device's removal; returns once it is unregistered.
+    void remove_ib_dev(void* ib_dev);
+    // cm_ids on the device not yet destroyed (kept by the core).
+    int live_cms_on(void* ib_dev) const;
+
     Kernel();
 
     // A call that can fail: true when this one must.
     bool fail_here(const char* what);
+    // Lets on_preempt run, when set and no lock is held.
+    void preempt(const char* where);
     void violation(const std::string& what);
     bool holds(rtrs_env_lock_kind kind) const;
 
@@ -241,6 +274,15 @@ public:
     // Moves the clock, running what comes due on the way.
     void advance(std::uint64_t ms);
     Work* pending_work(void* owner, unsigned kind);
+    // Work items due now, in the order run() would take them.
+    std::vector<Work*> due_works() const;
+    // Runs one pending work item (it must be due).
+    void run_work(Work* w);
+    // The earliest time a work item or a CM answer is due, after now
+    // (0: none).
+    std::uint64_t next_due() const;
+    // Delivers the i-th CM answer still to come, whenever it is due.
+    void deliver_due_cm_event(std::size_t i);
 
     // A connection request on a new cm_id; returns it (check accepted /
     // rejected), with the core's return value in *ret.
