@@ -26,9 +26,20 @@ rt::Result<Server*> Server::open(rtrs_env_ulp* ulp, rt::u16 port) {
     s->lock_.init(RTRS_ENV_LOCK_SERVER);
     s->all_gone_ = rtrs_env_waiter_new();
     if (!s->lock_ || !s->all_gone_) return rt::err(rt::errc::nomem);
-    int err = rtrs_env_listen(s.get(), port, &s->listener_);
-    if (err) return rt::err(-err);
+    // The listener takes requests as soon as its first half listens, and
+    // its second half can still fail: until it has, every request is
+    // refused (opened_), so a failed listen leaves nothing accepted behind
+    // (its destruction waits for the handlers still running).
     m->add_server(*s);
+    int err = rtrs_env_listen(s.get(), port, &s->listener_);
+    if (err) {
+        m->remove_server(*s);
+        return rt::err(-err);
+    }
+    {
+        Guard g(s->lock_);
+        s->opened_ = true;
+    }
     Log(kInfo).put("listening on port ").dec(rt::u64{port});
     return s.release();
 }
@@ -176,6 +187,7 @@ int Server::on_connect_request(rtrs_env_cm* cm, void* ib_dev, unsigned int port_
     for (;;) {
         Guard g(lock_);
         if (closing_) return refuse(cm, peer, rt::errc::connreset, "the server is closing");
+        if (!opened_) return refuse(cm, peer, rt::errc::connreset, "the server is still opening");
         Session* sess = find_session_locked(req.paths_uuid);
         // Admission, before anything is made for the request (and before
         // it learns whether its session exists). A second look, after the

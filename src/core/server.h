@@ -84,6 +84,8 @@ private:
     RefusalGates admission_gates_ GUARDED_BY(lock_);
     rt::List<Session> sessions_ GUARDED_BY(lock_);
     bool closing_ GUARDED_BY(lock_) = false;
+    // Set once open() has its listener whole: requests before are refused.
+    bool opened_ GUARDED_BY(lock_) = false;
     // (Made by open(), read by close() without the lock: the pointer does
     // not change; done() on it is called under lock_.)
     rtrs_env_waiter* all_gone_ = nullptr;

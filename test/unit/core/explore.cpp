@@ -855,6 +855,8 @@ Result World::go() {
         if (t.name == "path_down") ++r_.closes;
     for (auto& t : k().traces)
         if (t.name == "conn_refused" && t.why.find("going away") != std::string::npos) ++r_.refused_in_window;
+    for (auto& t : k().traces)
+        if (t.name == "conn_refused" && t.why.find("still opening") != std::string::npos) ++r_.refused_opening;
     g_world = nullptr;
     return r_;
 }

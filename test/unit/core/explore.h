@@ -106,7 +106,7 @@ struct Result {
     // explorer explores): preemptions taken, faults, paths up, requests
     // answered, paths closed, removals, opens that failed.
     int preemptions = 0, faults = 0, paths_up = 0, answered = 0, closes = 0,
-        removals = 0, failed_opens = 0, refused_in_window = 0;
+        removals = 0, failed_opens = 0, refused_in_window = 0, refused_opening = 0;
 };
 
 Result run(const Scenario& s, Chooser& ch);

@@ -32,7 +32,7 @@ std::uint64_t first_seed() {
 
 struct Totals {
     int runs = 0, preemptions = 0, faults = 0, paths_up = 0, answered = 0, closes = 0,
-        removals = 0, failed_opens = 0, refused_in_window = 0;
+        removals = 0, failed_opens = 0, refused_in_window = 0, refused_opening = 0;
     void add(const ex::Result& r) {
         ++runs;
         preemptions += r.preemptions;
@@ -43,6 +43,7 @@ struct Totals {
         removals += r.removals;
         failed_opens += r.failed_opens;
         refused_in_window += r.refused_in_window;
+        refused_opening += r.refused_opening;
     }
 };
 
@@ -60,9 +61,11 @@ Totals explore(const ex::Scenario& s, int n) {
         }
     }
     std::printf("explorer: %s: %d runs from seed %llu: %d paths up, %d requests answered, %d paths "
-                "closed, %d preemptions, %d faults, %d removals, %d failed opens\n",
+                "closed, %d preemptions, %d faults, %d removals, %d failed opens, %d refused while opening, %d refused "
+                "for a device going away\n",
                 s.name, t.runs, static_cast<unsigned long long>(first_seed()), t.paths_up, t.answered,
-                t.closes, t.preemptions, t.faults, t.removals, t.failed_opens);
+                t.closes, t.preemptions, t.faults, t.removals, t.failed_opens, t.refused_opening,
+                t.refused_in_window);
     return t;
 }
 
@@ -149,9 +152,20 @@ const ex::Scenario* by_name(const std::string& name) {
 TEST(Explore, Mix) {
     Totals t = explore(mix(), seeds(30));
     EXPECT_GT(t.paths_up, t.runs) << "paths came up";
-    EXPECT_GT(t.answered, 5 * t.runs) << "requests were answered";
+    EXPECT_GT(t.answered, 3 * t.runs) << "requests were answered";
     EXPECT_GT(t.closes, t.runs) << "paths were closed";
     EXPECT_GT(t.preemptions, t.runs) << "other threads ran inside the core's calls";
+}
+
+// The race of the defects issue (item 1): the listener takes requests on
+// its IP half before its IB half exists, and that can fail; a request
+// accepted meanwhile outlived the server (the explorer found it, seed 2:
+// "server freed with sessions", then a use after free).
+TEST(Explore, OpenRace) {
+    Totals t = explore(open_race(), seeds(40));
+    EXPECT_GT(t.failed_opens, 0) << "some opens failed";
+    EXPECT_GT(t.refused_opening, 0) << "requests came while the listener was half made";
+    EXPECT_GT(t.paths_up, 0) << "some sessions came up";
 }
 
 TEST(Explore, Faults) {
@@ -166,7 +180,7 @@ TEST(Explore, CloseMidway) {
 
 TEST(Explore, SparseSignals) {
     Totals t = explore(quiet_signals(), seeds(15));
-    EXPECT_GT(t.answered, 10 * t.runs);
+    EXPECT_GT(t.answered, 5 * t.runs) << "requests were answered";
 }
 
 TEST(Explore, EveryOrderOfASmallCase) {
