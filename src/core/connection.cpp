@@ -91,7 +91,12 @@ rt::Result<void> Connection::create(rtrs_env_cm* cm, const rtrs_env_con_sizes& s
 Connection::~Connection() {
     if (!pending.empty()) rtrs_env_warn("rtrs core: connection freed with requests waiting");
     if (charged) module()->release_chunk_mem(charged);
+    free_buffers();
+}
+
+void Connection::free_buffers() {
     if (info_buf.cpu) rtrs_env_buf_free(path_->dev().env(), &info_buf);
+    info_buf.cpu = nullptr;
 }
 
 int Connection::post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp) {

@@ -34,6 +34,8 @@ class Connection {
 public:
     Connection(Path& path, rt::u16 cid) : path_(&path), cid_(cid) {}
     ~Connection();
+    // Its buffers on the device (before the path lets the device go).
+    void free_buffers();
 
     // Queue sizes for connection cid of a path on a device: ENOSPC with
     // the reason when the device cannot hold what the session needs.

@@ -81,6 +81,13 @@ extern "C" void rtrs_core_on_cm_event(void* core_con, rtrs_core_cm_event ev, int
     c->path().on_cm_event(*c, ev, status);
 }
 
+extern "C" int rtrs_core_on_device_add(void* ib_dev) {
+    Module* m = module();
+    if (!m) return -rt::errc::nxio;
+    auto r = m->add_device(ib_dev);
+    return r.ok() ? 0 : -r.error();
+}
+
 extern "C" void rtrs_core_on_device_remove(void* ib_dev) {
     if (Module* m = module()) m->remove_device(ib_dev);
 }

@@ -206,7 +206,8 @@ struct rtrs_env_con_sizes {
 /*
  * Gives the cm_id of a connection request a CQ and a QP on dev's PD. From
  * then on its CM events and completions reach the core with core_con, and
- * the connection owns the cm_id: rtrs_env_con_destroy() ends all of it.
+ * the connection owns the cm_id: rtrs_env_con_destroy_qp() ends its QP
+ * and CQ, rtrs_env_con_destroy() the rest.
  * The core keeps the rtrs_env_cm handle for accept/reject in the handler.
  * NULL on failure (the cm_id stays the CM handler's).
  */
@@ -223,9 +224,12 @@ void rtrs_env_con_disconnect(struct rtrs_env_con *con);
  * Nothing may post on the connection from then on.
  */
 void rtrs_env_con_drain(struct rtrs_env_con *con);
+/* Destroys the QP and the CQ (after the drain); the cm_id stays. */
+void rtrs_env_con_destroy_qp(struct rtrs_env_con *con);
 /*
- * Destroys QP, CQ and the cm_id; waits for a CM handler of the id that is
- * still running. Never from the CM handler of that id.
+ * Destroys the cm_id and the rest of the connection (its QP and CQ are
+ * gone); waits for a CM handler of the id that is still running. Never
+ * from the CM handler of that id.
  */
 void rtrs_env_con_destroy(struct rtrs_env_con *con);
 

@@ -36,7 +36,11 @@ void exit_module() {
 
 Module::~Module() {
     if (!servers_.empty()) rtrs_env_warn("rtrs core: module exit with servers open");
-    if (!devices_.empty()) rtrs_env_warn("rtrs core: module exit with devices in use");
+    // The records of the devices (our client's removal ran for each before).
+    while (Device* d = devices_.pop_front()) {
+        if (d->users_) rtrs_env_warn("rtrs core: module exit with devices in use");
+        rt::destroy(d);
+    }
     if (!named_.empty()) rtrs_env_warn("rtrs core: module exit with sessions named");
     if (lock_) rtrs_env_lock_free(lock_.raw());
     if (servers_lock_) rtrs_env_lock_free(servers_lock_.raw());
@@ -49,46 +53,78 @@ Device::~Device() {
     if (removal) rtrs_env_waiter_free(removal);
 }
 
+void Device::add_ref() {
+    Guard g(module()->lock());
+    ++users_;
+}
+
 void Device::release_ref() {
-    if (!refs_.put()) return;
-    Module& m = *module();
+    rtrs_env_dev* env = nullptr;
     rtrs_env_waiter* wake = nullptr;
     {
-        Guard g(m.lock());
-        m.devices_.remove(*this);
+        Guard g(module()->lock());
+        if (users_ == 0) {
+            rtrs_env_warn("rtrs core: device released more often than taken");
+            return;
+        }
+        if (--users_ > 0) return;
+        if (!paths.empty()) rtrs_env_warn("rtrs core: device released with paths on it");
+        env = env_;
+        env_ = nullptr;
         if (removing) {
             wake = removal;  // the remover frees it
             removal = nullptr;
         }
-        if (!paths.empty()) rtrs_env_warn("rtrs core: device released with paths on it");
     }
-    rt::destroy(this);  // closes the PD
+    // (A path opening the device meanwhile gets a PD of its own.)
+    if (env) rtrs_env_dev_close(env);
     if (wake) rtrs_env_waiter_done(wake);
 }
 
-rt::Result<rt::RefPtr<Device>> Module::device_for(void* ib_dev) {
-    Guard g(lock_);
-    for (Device& d : devices_) {
-        if (d.ib_dev() != ib_dev) continue;
-        if (d.removing) return rt::err(rt::errc::busy);
-        if (d.get_unless_zero()) return rt::RefPtr<Device>::adopt(&d);
-        // Being released: a new one takes its place.
-    }
-    rtrs_env_dev_attrs attrs{};
-    rtrs_env_dev* env = rtrs_env_dev_open(ib_dev, &attrs);
-    if (!env) return rt::err(rt::errc::nomem);
-    Device* d = new (rt::Gfp::kernel) Device(ib_dev, env, attrs);
-    if (!d) {
-        rtrs_env_dev_close(env);
-        return rt::err(rt::errc::nomem);
-    }
-    // Made now, so that a removal never has to allocate.
+rt::Result<void> Module::add_device(void* ib_dev) {
+    Device* d = new (rt::Gfp::kernel) Device(ib_dev);
+    if (!d) return rt::err(rt::errc::nomem);
     d->removal = rtrs_env_waiter_new();
     if (!d->removal) {
         rt::destroy(d);
         return rt::err(rt::errc::nomem);
     }
-    devices_.push_back(*d);
+    Device* old = nullptr;
+    {
+        Guard g(lock_);
+        for (Device& o : devices_)
+            if (o.ib_dev() == ib_dev) old = &o;
+        if (old && (!old->removing || old->users_)) {
+            // The IB core adds a device once, and a new one at the same
+            // address only after the old one's removal returned.
+            rtrs_env_warn("rtrs core: a device added twice");
+            old = nullptr;
+        } else {
+            if (old) devices_.remove(*old);
+            devices_.push_back(*d);
+            d = nullptr;
+        }
+    }
+    if (d) rt::destroy(d);
+    if (old) rt::destroy(old);  // the one that went away
+    return {};
+}
+
+rt::Result<rt::RefPtr<Device>> Module::device_for(void* ib_dev) {
+    Guard g(lock_);
+    Device* d = nullptr;
+    for (Device& o : devices_)
+        if (o.ib_dev() == ib_dev) d = &o;
+    if (!d) return rt::err(rt::errc::nodev);  // not (yet) told of it
+    if (d->removing) return rt::err(rt::errc::busy);
+    if (d->users_ == 0) {
+        rtrs_env_dev_attrs attrs{};
+        rtrs_env_dev* env = rtrs_env_dev_open(ib_dev, &attrs);
+        if (!env) return rt::err(rt::errc::nomem);
+        d->env_ = env;
+        d->attrs_ = attrs;
+    }
+    ++d->users_;
     return rt::RefPtr<Device>::adopt(d);
 }
 
@@ -101,8 +137,10 @@ rtrs_env_waiter* Module::begin_device_removal(void* ib_dev) {
     Device* dev = nullptr;
     for (Device& d : devices_)
         if (d.ib_dev() == ib_dev && !d.removing) dev = &d;
-    if (!dev) return nullptr;  // nothing of ours on it
+    if (!dev) return nullptr;
+    // From now on no path is made on it, for as long as the record lasts.
     dev->removing = true;
+    if (dev->users_ == 0) return nullptr;  // nothing of ours on it
     Log(kInfo).put(dev->attrs().name).put(": the device goes away; closing its paths");
     for (Path& p : dev->paths) p.request_close(CloseReason::DeviceRemoval);
     return dev->removal;

@@ -28,9 +28,14 @@ public:
     const Config& cfg() const { return cfg_; }
     Lock& lock() RETURN_CAPABILITY(lock_) { return lock_; }
 
-    // The device ib_dev with a reference for the caller: the one in use,
-    // or a new one. EBUSY while it is being removed, ENOMEM, ENODEV.
-    rt::Result<rt::RefPtr<Device>> device_for(void* ib_dev);
+    // A device the IB core tells us of (our client's add): its record,
+    // which lasts until the module's exit or a new device at its address.
+    // ENOMEM (the device is then not ours to use).
+    rt::Result<void> add_device(void* ib_dev) EXCLUDES(lock_);
+    // The device ib_dev with a hold on its PD for the caller (opened for
+    // the first): EBUSY once its removal began, ENODEV for a device not
+    // told of, ENOMEM.
+    rt::Result<rt::RefPtr<Device>> device_for(void* ib_dev) EXCLUDES(lock_);
     // Reserves a session's chunk memory: ENOMEM past the budget.
     rt::Result<void> reserve_chunk_mem(rt::u64 bytes);
     void release_chunk_mem(rt::u64 bytes);
@@ -71,11 +76,12 @@ public:
 
     void add_server(Server& s) EXCLUDES(servers_lock_);
     void remove_server(Server& s) EXCLUDES(servers_lock_);
-    // Closes every path on ib_dev and waits until the device is released.
+    // Marks ib_dev as going away (no new path on it), closes every path
+    // on it and waits until its PD is closed.
     void remove_device(void* ib_dev);
-    // The two halves of it: the device marked as going away and its paths
-    // asked to close (nullptr when nothing of ours uses ib_dev); then the
-    // wait for its release (which frees the waiter).
+    // The two halves of it: the device marked and its paths asked to
+    // close (nullptr when nothing of ours uses ib_dev); then the wait for
+    // its release (which frees the waiter).
     rtrs_env_waiter* begin_device_removal(void* ib_dev);
     void await_device_removal(rtrs_env_waiter* w);
 

@@ -116,10 +116,13 @@ bool Path::abandon() {
 rt::RefPtr<Device> Path::undo_setup() { return free_resources(); }
 
 // The connections' QPs are destroyed by now (or never were).
-rt::RefPtr<Device> Path::free_resources() {
+rt::RefPtr<Device> Path::free_resources(bool keep_cons) {
     clock_.cancel_sync();
     for (rt::usize i = 0; i < cons_.size(); ++i) {
-        rt::destroy(cons_[i]);  // frees its buffers: before the device goes
+        if (!cons_[i]) continue;
+        cons_[i]->free_buffers();  // before the device goes
+        if (keep_cons) continue;
+        rt::destroy(cons_[i]);
         cons_[i] = nullptr;
     }
     if (!dev_) return {};

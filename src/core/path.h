@@ -222,7 +222,9 @@ private:
     void leave();
     bool disconnects_waited();
     void destroy();
-    [[nodiscard]] rt::RefPtr<Device> free_resources();
+    // Everything on the device, and the connections unless keep_cons
+    // (their cm_ids still live: destroy() frees them after).
+    [[nodiscard]] rt::RefPtr<Device> free_resources(bool keep_cons = false);
     // path_timer.cpp
     void timer_work();
     // request.cpp (io lock held)

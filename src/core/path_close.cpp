@@ -134,18 +134,30 @@ bool Path::disconnects_waited() {
     return true;
 }
 
-// Destroying: QPs, CQs and cm_ids, then everything else; the path leaves
-// its session and is freed.
+// Destroying: QPs and CQs; then what hangs on the device (buffers,
+// registrations, the chunks' mappings, the PD with the device's last
+// path); then the cm_ids; the path leaves its session and is freed.
+// The cm_ids go last: a device's removal, once our client's part returned
+// (with the PD closed), goes on in rdma_cm, which waits until every cm_id
+// on the device is destroyed and then lets the driver free the device:
+// nothing of ours may be on it by then.
 void Path::destroy() {
     Server& srv = server();
     for (Connection* c : cons_)
-        if (c && c->created()) rtrs_env_con_destroy(c->env());
+        if (c && c->created()) rtrs_env_con_destroy_qp(c->env());
     Log(kInfo).put(sess_->named() ? sess_->name() : "(unnamed)").put(": path ").put(name_)
         .put(" closed (").put(reason_name(reason_)).put(')');
 
     // The mappings of the session's chunks go while the path is still
-    // listed (a session without paths frees its chunks).
-    free_resources().reset();
+    // listed (a session without paths frees its chunks). The connections
+    // stay (their CM events may still come, until their cm_ids go).
+    free_resources(true).reset();
+    for (Connection* c : cons_)
+        if (c && c->created()) rtrs_env_con_destroy(c->env());
+    for (rt::usize i = 0; i < cons_.size(); ++i) {
+        rt::destroy(cons_[i]);
+        cons_[i] = nullptr;
+    }
     Session* sess = sess_;
     rtrs_env_waiter* wake = nullptr;
     {

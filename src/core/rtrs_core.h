@@ -112,7 +112,18 @@ enum rtrs_core_cm_event {
 /* A CM event on a connection the core kept (core_con of rtrs_env_con_create). */
 void rtrs_core_on_cm_event(void *core_con, enum rtrs_core_cm_event ev, int status);
 
-/* The device ib_dev goes away: returns once nothing of ours uses it. */
+/*
+ * The IB core tells us of a device (its client's add): 0, or -ENOMEM (no
+ * path is then made on it). Connection requests for a device not told of
+ * are refused.
+ */
+int rtrs_core_on_device_add(void *ib_dev);
+/*
+ * The device ib_dev goes away (its client's remove): returns once nothing
+ * of ours but cm_ids uses it (its PD, registrations and mappings are
+ * freed; the cm_ids follow, and rdma_cm's own removal waits for them).
+ * No path is made on it afterwards.
+ */
 void rtrs_core_on_device_remove(void *ib_dev);
 
 /* --- completions ---------------------------------------------------------------- */

@@ -423,19 +423,23 @@ void rtrs_env_con_drain(struct rtrs_env_con *con)
 	ib_drain_qp(con->qp);
 }
 
+void rtrs_env_con_destroy_qp(struct rtrs_env_con *con)
+{
+	might_sleep();
+	rdma_destroy_qp(con->cm_id);
+	ib_free_cq(con->cq);
+	con->cq = NULL;
+	atomic64_dec(&rtrs_glue_held.cons);
+}
+
 void rtrs_env_con_destroy(struct rtrs_env_con *con)
 {
-	struct rdma_cm_id *cm_id = con->cm_id;
-
 	might_sleep();
-	rdma_destroy_qp(cm_id);
-	ib_free_cq(con->cq);
-	atomic64_dec(&rtrs_glue_held.cons);
 	/*
 	 * Waits for a CM handler still running on the id; none runs after, so
 	 * the connection it would find in the id's context may go.
 	 */
-	rdma_destroy_id(cm_id);
+	rdma_destroy_id(con->cm_id);
 	kfree(con);
 }
 
@@ -792,7 +796,7 @@ void rtrs_env_listen_stop(struct rtrs_env_listener *l)
 
 static int rtrs_glue_ib_add(struct ib_device *ib_dev)
 {
-	return 0;
+	return rtrs_core_on_device_add(ib_dev);
 }
 
 /* Must not return while anything of ours still uses the device. */

@@ -577,6 +577,15 @@ std::vector<Action> World::actions(bool top) {
                                k().remove_ib_dev(ib);
                            }});
         }
+    // A device that went comes back (rdma link add): a new device at the
+    // same address, which replaces the record of the old one.
+    if (!ending_)
+        for (int d = 0; d < s_.devices; ++d) {
+            void* ib = dev_ptr(d);
+            if (k().ib_state(ib) != fake::Kernel::IbState::Gone) continue;
+            out.push_back({"the device " + std::to_string(d) + " is added again", 1, {Ctx::Top}, false,
+                           [ib] { k().add_ib_dev(ib); }});
+        }
     if (s_.close_midway && srv_ && !closed_midway_ && steps_ >= s_.max_steps / 3)
         out.push_back({"the ULP closes the server", 2, {Ctx::Wait}, true, [this] {
                            closed_midway_ = true;

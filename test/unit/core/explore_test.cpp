@@ -168,6 +168,19 @@ TEST(Explore, OpenRace) {
     EXPECT_GT(t.paths_up, 0) << "some sessions came up";
 }
 
+// The race of the defects issue (item 2): a device removed while paths
+// come and go on it. Once our client's removal returned, rdma_cm still
+// hands up requests for the device until its own removal: they must not
+// open a PD there, and nothing of ours may hang on the device once its
+// last cm_id is gone (the explorer found the first, seed 1: "a protection
+// domain allocated on a device our client was told is gone").
+TEST(Explore, DeviceRemoval) {
+    Totals t = explore(removal(), seeds(30));
+    EXPECT_GE(t.removals, t.runs) << "devices were removed";
+    EXPECT_GT(t.paths_up, t.runs);
+    EXPECT_GT(t.refused_in_window, 0) << "requests came for a device going away";
+}
+
 TEST(Explore, Faults) {
     Totals t = explore(faults(), seeds(30));
     EXPECT_GT(t.faults, t.runs / 2) << "kernel calls failed";

@@ -97,7 +97,7 @@ Kernel::IbState Kernel::ib_state(void* ib_dev) const {
 int Kernel::live_cms_on(void* ib_dev) const {
     int n = 0;
     for (auto& c : cms)
-        if (c->ib_dev == ib_dev && c->con && !c->con->destroyed) ++n;
+        if (c->ib_dev == ib_dev && ((c->con && !c->con->destroyed) || c->in_handler)) ++n;
     return n;
 }
 
@@ -114,6 +114,12 @@ bool wait_for(const std::function<bool()>& done) {
 }
 
 }  // namespace
+
+void Kernel::add_ib_dev(void* ib_dev) {
+    told.insert(ib_dev);
+    ib_devs.erase(ib_dev);
+    if (rtrs_core_on_device_add(ib_dev) != 0) logs.push_back("fake: the core refused a device");
+}
 
 void Kernel::remove_ib_dev(void* ib_dev) {
     if (ib_state(ib_dev) != IbState::Registered) {
@@ -263,6 +269,9 @@ Cm* Kernel::connect(void* core_server, const std::vector<std::uint8_t>& priv,
     cm->id = next_cm++;
     cm->ib_dev = ib_dev;
     if (ib_state(ib_dev) == IbState::Gone) violation("a connection request on an unregistered device");
+    // The IB core told our client of the device before rdma_cm could hand
+    // up a request on it.
+    if (!told.count(ib_dev)) add_ib_dev(ib_dev);
     Cm* c = cm.get();
     cms.push_back(std::move(cm));
     c->in_handler = true;
@@ -794,20 +803,38 @@ void rtrs_env_con_drain(rtrs_env_con* con) {
     }
 }
 
-void rtrs_env_con_destroy(rtrs_env_con* con) {
+void rtrs_env_con_destroy_qp(rtrs_env_con* con) {
     auto* c = fake::con_of(con);
     fake::might_sleep("destroying a QP");
-    if (c->cm->in_handler) k().violation("a cm_id destroyed inside its own CM handler");
+    fake::on_device(c->dev, "a QP destroyed");
     if (!c->drained) k().violation("a QP destroyed without a drain");
+    if (c->qp_destroyed) k().violation("a QP destroyed twice");
+    c->qp_destroyed = true;
+}
+
+void rtrs_env_con_destroy(rtrs_env_con* con) {
+    auto* c = fake::con_of(con);
+    fake::might_sleep("destroying a cm_id");
+    if (c->cm->in_handler) k().violation("a cm_id destroyed inside its own CM handler");
+    if (!c->qp_destroyed) k().violation("a cm_id destroyed before its QP");
     if (k().holds(RTRS_ENV_LOCK_SERVER)) k().violation("a cm_id destroyed under the server lock");
     c->destroyed = true;
+    // Once the last cm_id on a device is gone, a removal of the device in
+    // rdma_cm's hands lets the driver free it: what we have on it must be
+    // gone before (our PD, registrations, mappings, buffers).
+    if (k().live_cms_on(c->cm->ib_dev) == 0)
+        for (auto& d : k().devs)
+            if (d->ib_dev == c->cm->ib_dev && (d->live || d->mrs || d->mappings || d->bufs)) {
+                k().violation("the last cm_id on a device destroyed before what we have on the device");
+                break;
+            }
 }
 
 int rtrs_env_post_send(rtrs_env_con* con, const rtrs_env_wr* wrs, unsigned int n) {
     auto* c = fake::con_of(con);
     if (!k().holds(RTRS_ENV_LOCK_PATH_IO)) k().violation("a post without the io lock");
     if (c->drained) k().violation("a post on a drained connection");
-    if (c->destroyed) k().violation("a post on a destroyed connection");
+    if (c->destroyed || c->qp_destroyed) k().violation("a post on a destroyed connection");
     if (n == 0 || n > RTRS_ENV_MAX_CHAIN) k().violation("a post of a bad chain length");
     // ib_drain_qp() needs one free work request on each queue.
     if (c->sends.size() + n > c->sizes.max_send_wr - 1)

@@ -99,7 +99,8 @@ struct Con {
     bool established = false;  // the CM said so (cm_event)
     bool cm_ended = false;     // the CM said it ended: it says nothing more
     bool drained = false;
-    bool destroyed = false;
+    bool qp_destroyed = false;  // its QP and CQ
+    bool destroyed = false;     // its cm_id (and the rest)
     bool in_cq = false;        // one of its completions is being handled
     std::uint64_t total_sends = 0;
 };
@@ -253,6 +254,9 @@ public:
     enum class IbState { Registered, Removing, Gone };
     std::map<void*, IbState> ib_devs;  // absent: registered
     IbState ib_state(void* ib_dev) const;
+    std::set<void*> told;  // devices our client was told of (the core's add)
+    // A device registered (again): our client's add.
+    void add_ib_dev(void* ib_dev);
     // Both halves of a device's removal; returns once it is unregistered.
     void remove_ib_dev(void* ib_dev);
     // cm_ids on the device not yet destroyed (kept by the core).

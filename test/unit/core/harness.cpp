@@ -69,6 +69,9 @@ Fixture::Fixture(Opts o) : opts(o) {
     init_err = rtrs_core_init(&cfg, nullptr);
     if (init_err) return;
     core_up = true;
+    // The devices the clients use (h::client's dev 1 to 4), as the IB core
+    // tells our client of them at its registration.
+    for (std::uintptr_t d = 1; d <= 4; ++d) k().add_ib_dev(reinterpret_cast<void*>(0x1000 * d));
     init_err = rtrs_core_server_open(kUlp, 1234, &srv);
     if (init_err) srv = nullptr;
 }
