@@ -87,16 +87,19 @@ extern "C" void rtrs_core_on_device_remove(void* ib_dev) {
 
 extern "C" void rtrs_core_on_wc(void* core_con, rtrs_core_cqe* cqe, const rtrs_core_wc* wc) {
     Connection* c = static_cast<Connection*>(core_con);
+    CqScope cq(c->cq());
     c->path().on_wc(*c, *cqe, *wc);
 }
 
 extern "C" void rtrs_core_on_imm(void* core_con, rt::u32 imm) {
     Connection* c = static_cast<Connection*>(core_con);
+    CqScope cq(c->cq());
     c->path().on_imm(*c, imm);
 }
 
 extern "C" void rtrs_core_on_send_done(void* core_con, rtrs_core_cqe* cqe) {
     Connection* c = static_cast<Connection*>(core_con);
+    CqScope cq(c->cq());
     c->path().on_send_done(*c, *cqe);
 }
 
