@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // A latency histogram with log2 buckets of microseconds, cheap enough for
 // the I/O path: each connection has its own (core/connection.h), recorded
-// under that connection's lock, one writer at a time: a bucket, the sum
-// and the max are each a relaxed load and store, no lock-prefixed
-// operation. Readers (the debugfs file) take no lock: they add up the
+// under that connection's lock, one writer at a time: a relaxed atomic add
+// to a bucket and to the sum (one instruction each, on the connection's
+// own line), the max a load and, when it grows, a store. Readers (the debugfs file) take no lock: they add up the
 // connections' histograms (merge()), each counter exact, together as of
 // about the same moment; the count is the buckets' total, so that a reader
 // never sees a count that its buckets do not add up to.
@@ -44,9 +44,8 @@ public:
     }
     // One writer at a time (the caller's lock); readers may run meanwhile.
     void record_us(rt::u64 us) {
-        rt::u64& b = buckets_[bucket_of(us)];
-        __atomic_store_n(&b, __atomic_load_n(&b, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&sum_us_, __atomic_load_n(&sum_us_, __ATOMIC_RELAXED) + us, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&buckets_[bucket_of(us)], 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&sum_us_, us, __ATOMIC_RELAXED);
         if (us > __atomic_load_n(&max_us_, __ATOMIC_RELAXED)) __atomic_store_n(&max_us_, us, __ATOMIC_RELAXED);
     }
 

@@ -259,7 +259,7 @@ private:
     [[gnu::cold, gnu::noinline]] void bad_request(Connection& c, Request& r, int err) NO_THREAD_SAFETY_ANALYSIS;
     [[gnu::cold, gnu::noinline]] void ulp_failed(Request& r, int err) EXCLUDES(io_lock_);
     // One answer less on c; the teardown goes on after the last one.
-    void answered_locked(Connection& c) REQUIRES(c.lock());
+    [[gnu::always_inline]] inline void answered_locked(Connection& c) REQUIRES(c.lock());
     // The teardown, the queue pairs drained: what waits for room never goes.
     void drop_pending() EXCLUDES(io_lock_);
     // Every connection's requests answered (each read under its lock).

@@ -94,6 +94,7 @@ struct rtrs_env_lock {
 		spinlock_t spin;
 	};
 	unsigned long flags;	/* PATH_IO, CON_IO: the interrupt state, while held */
+	bool spins;		/* PATH_IO, CON_IO: the spinlock (one test a call) */
 };
 
 /* One lockdep class per kind, whatever the number of locks. */
@@ -123,7 +124,8 @@ struct rtrs_env_lock *rtrs_env_lock_new(enum rtrs_env_lock_kind kind)
 	if (!l)
 		return NULL;
 	l->kind = kind;
-	if (rtrs_glue_lock_spins(kind)) {
+	l->spins = rtrs_glue_lock_spins(kind);
+	if (l->spins) {
 		spin_lock_init(&l->spin);
 		lockdep_set_class_and_name(&l->spin, &rtrs_env_lock_keys[kind],
 					   rtrs_env_lock_names[kind]);
@@ -137,7 +139,7 @@ struct rtrs_env_lock *rtrs_env_lock_new(enum rtrs_env_lock_kind kind)
 
 void rtrs_env_lock_free(struct rtrs_env_lock *l)
 {
-	if (!rtrs_glue_lock_spins(l->kind))
+	if (!l->spins)
 		mutex_destroy(&l->mutex);
 	kfree(l);
 }
@@ -146,7 +148,7 @@ void rtrs_env_lock_acquire(struct rtrs_env_lock *l)
 {
 	unsigned long flags;
 
-	if (rtrs_glue_lock_spins(l->kind)) {
+	if (l->spins) {
 		spin_lock_irqsave(&l->spin, flags);
 		l->flags = flags;
 	} else {
@@ -156,7 +158,7 @@ void rtrs_env_lock_acquire(struct rtrs_env_lock *l)
 
 void rtrs_env_lock_release(struct rtrs_env_lock *l)
 {
-	if (rtrs_glue_lock_spins(l->kind))
+	if (l->spins)
 		spin_unlock_irqrestore(&l->spin, l->flags);
 	else
 		mutex_unlock(&l->mutex);
@@ -165,7 +167,7 @@ void rtrs_env_lock_release(struct rtrs_env_lock *l)
 #ifdef CONFIG_LOCKDEP
 void rtrs_glue_assert_held(struct rtrs_env_lock *l)
 {
-	if (rtrs_glue_lock_spins(l->kind))
+	if (l->spins)
 		lockdep_assert_held(&l->spin);
 	else
 		lockdep_assert_held(&l->mutex);

@@ -131,6 +131,7 @@ bool round(int r, int ms) {
         std::fprintf(stderr, "round %d (%s): %s\n", r, name(how), what.c_str());
         ok = false;
     };
+    tenv::clear_records();
     g_ulp_stop = false;
     g_stop_io = false;
     g_got = 0;

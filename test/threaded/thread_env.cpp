@@ -975,6 +975,13 @@ std::vector<std::string> violations() {
     std::lock_guard<std::mutex> g(g_rec_mu);
     return g_violations;
 }
+void clear_records() {
+    std::lock_guard<std::mutex> g(g_rec_mu);
+    g_violations.clear();
+    g_warnings.clear();
+    g_loglines.clear();
+}
+
 std::vector<std::string> warnings() {
     std::lock_guard<std::mutex> g(g_rec_mu);
     return g_warnings;

@@ -106,6 +106,8 @@ std::vector<std::string> sysfs_paths();
 // --- checks ------------------------------------------------------------------
 
 std::vector<std::string> violations();
+// Forgets the violations, warnings and log lines so far (a new round).
+void clear_records();
 std::vector<std::string> warnings();
 // What is live, one line per kind that is not zero.
 std::vector<std::string> leftovers();
