@@ -244,7 +244,7 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
         if (wc.opcode == RTRS_CORE_WC_RECV) {
             on_info_recv(c, wc);
         } else if (wc.opcode == RTRS_CORE_WC_RECV_IMM) {
-            on_imm(c, wc.imm);
+            imm_from_wc(c, wc.imm);
         } else {
             Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
                 .put(": unexpected receive opcode ").dec(static_cast<rt::u64>(wc.opcode));
@@ -270,24 +270,6 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
         Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
             .put(cqe.kind == kCqeRecv ? ": receive failed: " : ": send failed: ").put(wc.status);
     request_close(CloseReason::Transport);
-}
-
-// The glue's short way for a send-queue work request that completed with
-// success: what on_wc() does with such a completion.
-void Path::on_send_done(Connection& c, rtrs_core_cqe& cqe) {
-    switch (cqe.kind) {
-    case kCqeSend:
-        on_send_ok(c);
-        return;
-    case kCqeInv:
-        on_inv_ok(c, *static_cast<Request*>(cqe.owner));
-        return;
-    default: {
-        static constexpr rtrs_core_wc kSuccess = {1, 0, "success", RTRS_CORE_WC_SEND, 0, 0};
-        on_wc(c, cqe, kSuccess);
-        return;
-    }
-    }
 }
 
 // A signaled send completed: its post and all before it are done.

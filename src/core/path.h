@@ -170,7 +170,10 @@ public:
     // c's completion context (the glue's CQ handler, one at a time).
     void on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) REQUIRES(c.cq());
     void run_work(unsigned int kind);
-    void on_answer(Request& r, int status) EXCLUDES(io_lock_);
+    // (The I/O path's events, on_answer(), on_imm() and on_send_done(), are
+    // inlined into their C entry points, all in request.cpp: one call from
+    // the glue into the core per event, not two.)
+    [[gnu::always_inline]] inline void on_answer(Request& r, int status) EXCLUDES(io_lock_);
     void on_sysfs_disconnect();
 
     // stats/rdma (a reset clears the latency histograms too)
@@ -196,12 +199,15 @@ public:
 
     // Requests (request.cpp): c's completion context; each takes c's
     // lock, once, and no lock of the path's (but to close it on an error).
-    void on_imm(Connection& c, rt::u32 imm) REQUIRES(c.cq()) EXCLUDES(c.lock(), io_lock_);
+    [[gnu::always_inline]] inline void on_imm(Connection& c, rt::u32 imm) REQUIRES(c.cq())
+        EXCLUDES(c.lock(), io_lock_);
+    // The same, for on_wc() (path.cpp, where on_imm() is not inlined).
+    void imm_from_wc(Connection& c, rt::u32 imm) REQUIRES(c.cq()) EXCLUDES(c.lock(), io_lock_);
     void on_inv_ok(Connection& c, Request& r) REQUIRES(c.cq()) EXCLUDES(c.lock(), io_lock_);
     void on_inv_failed(Connection& c, Request& r, const rtrs_core_wc& wc) EXCLUDES(c.lock(), io_lock_);
     // A send-queue work request completed with success (the glue's short
     // way, rtrs_core_on_send_done()); a signaled send of c completed.
-    void on_send_done(Connection& c, rtrs_core_cqe& cqe) REQUIRES(c.cq());
+    [[gnu::always_inline]] inline void on_send_done(Connection& c, rtrs_core_cqe& cqe) REQUIRES(c.cq());
     void on_send_ok(Connection& c) EXCLUDES(c.lock(), io_lock_);
     // c's completion context, no lock: reads the request from its chunk
     // and hands it to the ULP. Not analysed: it fills in the request's

@@ -386,13 +386,55 @@ void Path::bad_request(Connection& c, Request& r, int err) {
     }
     // A request we cannot read is failed, not guessed at.
     l.put("; failing the request");
-    on_answer(r, -err);
+    rtrs_core_answer(r.op(), -err);
 }
 
 void Path::ulp_failed(Request& r, int err) {
     Log(kErr, log_gate_).who(sess_name(), name_).put(": the upper layer failed request ").dec(rt::u64{r.id()})
         .put(": ").dec(err);
-    on_answer(r, err);
+    rtrs_core_answer(r.op(), err);
 }
 
+// The glue's short way for a send-queue work request that completed with
+// success: what on_wc() does with such a completion.
+void Path::on_send_done(Connection& c, rtrs_core_cqe& cqe) {
+    switch (cqe.kind) {
+    case kCqeSend:
+        on_send_ok(c);
+        return;
+    case kCqeInv:
+        on_inv_ok(c, *static_cast<Request*>(cqe.owner));
+        return;
+    default: {
+        static constexpr rtrs_core_wc kSuccess = {1, 0, "success", RTRS_CORE_WC_SEND, 0, 0};
+        on_wc(c, cqe, kSuccess);
+        return;
+    }
+    }
+}
+
+void Path::imm_from_wc(Connection& c, rt::u32 imm) { on_imm(c, imm); }
+
 }  // namespace core
+
+// The I/O path's C entry points (core/rtrs_core.h), each its event inlined.
+using core::Connection;
+using core::CqScope;
+using core::Request;
+
+extern "C" void rtrs_core_answer(rtrs_srv_op* op, int status) {
+    Request* r = Request::from_op(op);
+    r->path().on_answer(*r, status);
+}
+
+extern "C" void rtrs_core_on_imm(void* core_con, rt::u32 imm) {
+    Connection* c = static_cast<Connection*>(core_con);
+    CqScope cq(c->cq());
+    c->path().on_imm(*c, imm);
+}
+
+extern "C" void rtrs_core_on_send_done(void* core_con, rtrs_core_cqe* cqe) {
+    Connection* c = static_cast<Connection*>(core_con);
+    CqScope cq(c->cq());
+    c->path().on_send_done(*c, *cqe);
+}
