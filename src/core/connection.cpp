@@ -4,6 +4,7 @@
 
 #include "core/module.h"
 #include "core/path.h"
+#include "core/request.h"
 #include "rt/errno.h"
 
 namespace core {
@@ -83,7 +84,8 @@ rt::Result<void> Connection::create(rtrs_env_cm* cm, const rtrs_env_con_sizes& s
     recv_cqe.kind = kCqeRecv;
     send_cqe.owner = this;
     send_cqe.kind = kCqeSend;
-    env_ = rtrs_env_con_create(cm, path_->dev().env(), &sizes, path_->io_lock().raw(), this);
+    if (!lock_.init(RTRS_ENV_LOCK_CON_IO)) return rt::err(rt::errc::nomem);
+    env_ = rtrs_env_con_create(cm, path_->dev().env(), &sizes, lock_.raw(), this);
     if (!env_) return rt::err(rt::errc::nomem);
     return {};
 }
@@ -92,11 +94,39 @@ Connection::~Connection() {
     if (!pending.empty()) rtrs_env_warn("rtrs core: connection freed with requests waiting");
     if (charged) module()->release_chunk_mem(charged);
     free_buffers();
+    if (lock_) rtrs_env_lock_free(lock_.raw());
 }
 
 void Connection::free_buffers() {
     if (info_buf.cpu) rtrs_env_buf_free(path_->dev().env(), &info_buf);
     info_buf.cpu = nullptr;
+}
+
+void Connection::start_io() {
+    Guard g(lock_);
+    if (io_ == ConIo::Idle) io_ = ConIo::Up;
+}
+
+void Connection::stop_io() {
+    Guard g(lock_);
+    io_ = ConIo::Stopped;
+}
+
+void Connection::add_stats_to(Stats& sum) const {
+    sum.read_cnt += __atomic_load_n(&stats_.read_cnt, __ATOMIC_RELAXED);
+    sum.read_bytes += __atomic_load_n(&stats_.read_bytes, __ATOMIC_RELAXED);
+    sum.write_cnt += __atomic_load_n(&stats_.write_cnt, __ATOMIC_RELAXED);
+    sum.write_bytes += __atomic_load_n(&stats_.write_bytes, __ATOMIC_RELAXED);
+}
+
+void Connection::reset_stats() {
+    __atomic_store_n(&stats_.read_cnt, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&stats_.read_bytes, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&stats_.write_cnt, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&stats_.write_bytes, 0, __ATOMIC_RELAXED);
+    Guard g(lock_);
+    lat_ulp.reset();
+    lat_net.reset();
 }
 
 int Connection::post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp) {

@@ -10,13 +10,40 @@
 // the unsignaled tail would reach half the queue. So when a post finds no
 // room, a signaled completion is still to come (the tail is less than
 // half, the queue more than half used), and what does not fit waits in
-// `pending`, in order, for it. All of it under the path's io lock.
+// `pending`, in order, for it. All of it under the connection's own lock.
+//
+// Ownership on the I/O path (doc/design.md, "The I/O path's ownership"):
+// a request arrives on a connection and is answered on it; while it is in
+// flight it, its send queue's accounting, its statistics and latency
+// histograms are the connection's. Nothing on the way from the arrival to
+// the response's completion takes a lock or writes a cache line that
+// another connection of the path takes or writes:
+//   lock_       the connection's lock (CON_IO): its send queue, what
+//               waits for room, whether it may post (io_), the requests it
+//               holds (inflight_), the histograms; taken once per event
+//               (an arrival, an invalidation's completion, an answer, a
+//               signaled send's completion), from its CQ's context or the
+//               ULP's answer on any CPU
+//   cq_         its completion context (lock.h: CqContext): the
+//               statistics, written by dispatch() in that context only
+//   heard_      written by its completion context, taken by the timer
+// The path keeps what is shared and rarely written: its state (set under
+// its io lock, read without it where a stale value is harmless), the
+// chunks and their registrations (unchanged while it is up).
+//
+// io_ is what makes posting without the path's lock safe: Idle until the
+// path comes up, Up while it serves I/O, Stopped from the teardown's first
+// step on (stop_io(), under this lock, before the disconnect and the
+// drain). Every post checks it under the same lock, so none begins after
+// stop_io() returned, and the drain that follows is the last thing that
+// touches the queue pair: no post can follow the drain's own work request,
+// and no completion comes after it.
 #pragma once
 
 #include "core/env.h"
+#include "core/histogram.h"
 #include "core/lock.h"
-#include "core/path.h"
-#include "core/request.h"
+#include "core/server.h"
 #include "rt/array.h"
 #include "rt/errno.h"
 #include "rt/list.h"
@@ -25,14 +52,27 @@
 
 namespace core {
 
+// Defined before Path (path.h includes this header first), so that Path's
+// functions can name a connection's lock in their annotations.
 class Path;
-// (request.h may be the one being read: path.h includes this header.)
 class Request;
 struct PendingTag;
 
+// Whether a connection may post I/O (see the header).
+enum class ConIo : rt::u8 { Idle, Up, Stopped };
+
+// Read and write counts of requests and their bytes (data and user
+// header, as upstream counts them).
+struct Stats {
+    rt::u64 read_cnt = 0;
+    rt::u64 read_bytes = 0;
+    rt::u64 write_cnt = 0;
+    rt::u64 write_bytes = 0;
+};
+
 class Connection {
 public:
-    Connection(Path& path, rt::u16 cid) : path_(&path), cid_(cid) {}
+    Connection(Path& path, Server& server, rt::u16 cid) : path_(&path), server_(&server), cid_(cid) {}
     ~Connection();
     // Its buffers on the device (before the path lets the device go).
     void free_buffers();
@@ -55,24 +95,74 @@ public:
     rtrs_env_con* env() const { return env_; }
     bool created() const { return env_ != nullptr; }
 
-    // Send queue (io lock held).
-    bool room(rt::u32 n) const REQUIRES(path_->io_lock()) { return sq_size_ - static_cast<rt::u32>(posted_ - done_) >= n; }
+    Lock& lock() RETURN_CAPABILITY(lock_) { return lock_; }
+    CqContext& cq() RETURN_CAPABILITY(cq_) { return cq_; }
+
+    // Whether it may post (see the header). start_io(): the path comes up
+    // (Idle -> Up; a Stopped connection stays so); stop_io(): the
+    // teardown's first step, before the drain.
+    ConIo io() const REQUIRES(lock_) { return io_; }
+    void start_io() EXCLUDES(lock_);
+    void stop_io() EXCLUDES(lock_);
+
+    // Requests of this connection with the ULP: counted at the dispatch,
+    // down at the answer; read without the lock by the stats.
+    rt::u32 inflight() const { return __atomic_load_n(&inflight_, __ATOMIC_RELAXED); }
+    // (Atomic adds: one instruction on the connection's own line; the
+    // lock orders them with the teardown's reads.)
+    void inflight_up() REQUIRES(lock_) { __atomic_add_fetch(&inflight_, 1, __ATOMIC_RELAXED); }
+    // False when there was none.
+    bool inflight_down() REQUIRES(lock_) {
+        if (__builtin_expect(inflight_ == 0, 0)) return false;
+        __atomic_sub_fetch(&inflight_, 1, __ATOMIC_RELAXED);
+        return true;
+    }
+    rt::u32 inflight_locked() const REQUIRES(lock_) { return inflight_; }
+
+    // Traffic from the client since the timer last looked: set by the
+    // completion context, taken (and cleared) by the path's timer.
+    void heard() { __atomic_store_n(&heard_, true, __ATOMIC_RELAXED); }
+    bool take_heard() { return __atomic_exchange_n(&heard_, false, __ATOMIC_RELAXED); }
+
+    // The statistics, written by dispatch() in the completion context;
+    // read and reset without it. Relaxed atomic adds on the connection's
+    // own counters (one instruction each; a plain load and store would be
+    // three, and a reset racing one could be lost).
+    void count(bool read, rt::u64 bytes) REQUIRES(cq_) {
+        if (read) {
+            __atomic_add_fetch(&stats_.read_cnt, 1, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&stats_.read_bytes, bytes, __ATOMIC_RELAXED);
+        } else {
+            __atomic_add_fetch(&stats_.write_cnt, 1, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&stats_.write_bytes, bytes, __ATOMIC_RELAXED);
+        }
+    }
+    void add_stats_to(Stats& sum) const NO_THREAD_SAFETY_ANALYSIS;
+    void reset_stats() NO_THREAD_SAFETY_ANALYSIS;
+
+    // The latency histograms (core/path.h: format_latency()), recorded
+    // under the lock.
+    Histogram lat_ulp GUARDED_BY(lock_);
+    Histogram lat_net GUARDED_BY(lock_);
+
+    // Send queue (its lock held).
+    bool room(rt::u32 n) const REQUIRES(lock_) { return sq_size_ - static_cast<rt::u32>(posted_ - done_) >= n; }
     // Posts n work requests and counts them. The last one is signaled when
     // the caller set it so, or when the accounting above wants it; *stamp
     // comes back from signaled_done() if it was.
-    int post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp = nullptr) REQUIRES(path_->io_lock());
+    int post(rtrs_env_wr* wrs, rt::u32 n, const rt::u64* stamp = nullptr) REQUIRES(lock_);
     // The I/O path's posts (rtrs_env_post_resp(), rtrs_env_post_local_inv()),
     // counted the same way. A response of n work requests: r.signaled is
     // set here (the accounting's choice); the invalidation is signaled.
-    int post_resp(rtrs_env_resp& r, rt::u32 n, const rt::u64* stamp) REQUIRES(path_->io_lock());
-    int post_local_inv(rt::u32 rkey, rtrs_core_cqe* cqe) REQUIRES(path_->io_lock());
+    int post_resp(rtrs_env_resp& r, rt::u32 n, const rt::u64* stamp) REQUIRES(lock_);
+    int post_local_inv(rt::u32 rkey, rtrs_core_cqe* cqe) REQUIRES(lock_);
     // A signaled work request completed: its post and all before are done.
     // True, with *stamp set, if that post had a stamp.
-    bool signaled_done(rt::u64* stamp = nullptr) REQUIRES(path_->io_lock());
+    bool signaled_done(rt::u64* stamp = nullptr) REQUIRES(lock_);
     rt::u32 sq_size() const { return sq_size_; }
-    rt::u32 sq_used() const REQUIRES(path_->io_lock()) { return static_cast<rt::u32>(posted_ - done_); }
+    rt::u32 sq_used() const REQUIRES(lock_) { return static_cast<rt::u32>(posted_ - done_); }
 
-    rt::List<Request, PendingTag> pending GUARDED_BY(path_->io_lock());
+    rt::List<Request, PendingTag> pending GUARDED_BY(lock_);
 
     rtrs_core_cqe recv_cqe{};
     rtrs_core_cqe send_cqe{};
@@ -82,8 +172,8 @@ public:
     // Under the server lock: the CM said it is established; the CM said
     // it ended (disconnected, failed, or its device goes away), after
     // which the CM tells its cm_id nothing more.
-    bool established GUARDED_BY(path_->server().lock()) = false;
-    bool cm_ended GUARDED_BY(path_->server().lock()) = false;
+    bool established GUARDED_BY(server_->lock()) = false;
+    bool cm_ended GUARDED_BY(server_->lock()) = false;
 
     // Charged to the module's memory budget (given back when freed).
     rt::u64 charged = 0;
@@ -91,22 +181,29 @@ public:
 private:
     // Whether a post of n work requests that asked for no completion gets
     // one (see the header); counts it.
-    bool must_signal(rt::u32 n) REQUIRES(path_->io_lock());
+    bool must_signal(rt::u32 n) REQUIRES(lock_);
     // n work requests were posted, the last one signaled or not.
-    void posted(rt::u32 n, bool signaled, const rt::u64* stamp) REQUIRES(path_->io_lock());
+    void posted(rt::u32 n, bool signaled, const rt::u64* stamp) REQUIRES(lock_);
 
     Path* path_;
+    Server* server_;  // the path's (for the annotations)
     rt::u16 cid_;
     rtrs_env_con* env_ = nullptr;
+    Lock lock_;  // CON_IO
+    CqContext cq_;
+    ConIo io_ GUARDED_BY(lock_) = ConIo::Idle;
+    rt::u32 inflight_ GUARDED_BY(lock_) = 0;
+    bool heard_ = false;  // (atomic: heard(), take_heard())
+    Stats stats_ GUARDED_BY(cq_);
     // Set by create() (before any post), then read only: sq_size_,
-    // interval_, tail_max_, ends_ (whose entries are under the io lock).
+    // interval_, tail_max_, ends_ (whose entries are under the lock).
     rt::u32 sq_size_ = 0;
-    rt::u64 posted_ GUARDED_BY(path_->io_lock()) = 0;
-    rt::u64 done_ GUARDED_BY(path_->io_lock()) = 0;
+    rt::u64 posted_ GUARDED_BY(lock_) = 0;
+    rt::u64 done_ GUARDED_BY(lock_) = 0;
     rt::u32 interval_ = 1;      // signal one post in this many
     rt::u32 tail_max_ = 0;      // unsignaled work requests allowed after a signaled one
-    rt::u32 unasked_ GUARDED_BY(path_->io_lock()) = 0;  // posts without a completion asked, modulo interval_
-    rt::u32 tail_ GUARDED_BY(path_->io_lock()) = 0;     // work requests since the last signaled one
+    rt::u32 unasked_ GUARDED_BY(lock_) = 0;  // posts without a completion asked, modulo interval_
+    rt::u32 tail_ GUARDED_BY(lock_) = 0;     // work requests since the last signaled one
     // Where each outstanding signaled post ended, and its stamp, oldest first.
     struct End {
         rt::u64 end;
@@ -114,8 +211,8 @@ private:
         bool stamped;
     };
     rt::Array<End> ends_;
-    rt::u32 ends_head_ GUARDED_BY(path_->io_lock()) = 0;
-    rt::u32 ends_count_ GUARDED_BY(path_->io_lock()) = 0;
+    rt::u32 ends_head_ GUARDED_BY(lock_) = 0;
+    rt::u32 ends_count_ GUARDED_BY(lock_) = 0;
 };
 
 // The send queue's accounting, inline: the I/O path runs it per request.

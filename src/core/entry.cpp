@@ -45,11 +45,6 @@ extern "C" int rtrs_core_server_open(rtrs_env_ulp* ulp, rt::u16 port, rtrs_srv_c
 
 extern "C" rtrs_env_ulp* rtrs_core_server_close(rtrs_srv_ctx* srv) { return to_server(srv)->close(); }
 
-extern "C" void rtrs_core_answer(rtrs_srv_op* op, int status) {
-    Request* r = Request::from_op(op);
-    r->path().on_answer(*r, status);
-}
-
 extern "C" void rtrs_core_set_sess_priv(rtrs_srv_sess* sess, void* priv) {
     to_session(sess)->set_priv(priv);
 }
@@ -94,18 +89,12 @@ extern "C" void rtrs_core_on_device_remove(void* ib_dev) {
 
 extern "C" void rtrs_core_on_wc(void* core_con, rtrs_core_cqe* cqe, const rtrs_core_wc* wc) {
     Connection* c = static_cast<Connection*>(core_con);
+    CqScope cq(c->cq());
     c->path().on_wc(*c, *cqe, *wc);
 }
 
-extern "C" void rtrs_core_on_imm(void* core_con, rt::u32 imm) {
-    Connection* c = static_cast<Connection*>(core_con);
-    c->path().on_imm(*c, imm);
-}
-
-extern "C" void rtrs_core_on_send_done(void* core_con, rtrs_core_cqe* cqe) {
-    Connection* c = static_cast<Connection*>(core_con);
-    c->path().on_send_done(*c, *cqe);
-}
+// (rtrs_core_answer(), rtrs_core_on_imm() and rtrs_core_on_send_done(),
+// the I/O path's, are in request.cpp, their events inlined into them.)
 
 extern "C" void rtrs_core_run_work(void* owner, unsigned int kind) {
     static_cast<Path*>(owner)->run_work(kind);

@@ -13,8 +13,9 @@
  *
  * Context: unless a call says otherwise it may sleep, and is made with no
  * lock of ours held. "io lock" is the spinlock of a path
- * (RTRS_ENV_LOCK_PATH_IO), taken with interrupts saved; the glue asserts
- * (lockdep) what a call says it needs.
+ * (RTRS_ENV_LOCK_PATH_IO), "connection lock" that of one connection
+ * (RTRS_ENV_LOCK_CON_IO), each taken with interrupts saved; the glue
+ * asserts (lockdep) what a call says it needs.
  */
 #ifndef RTRS_CORE_ENV_H
 #define RTRS_CORE_ENV_H
@@ -29,11 +30,13 @@ extern "C" {
 
 /*
  * Each kind is its own lockdep class. Order, outermost first:
- * SERVERS > SERVER > MODULE > PATH_IO (the list of servers is held while a
- * server's lock is: closing what a new admission policy refuses; a
- * server's lock while the module's is taken: claiming a session's name, a
- * path's device; the module's while a path's io lock is: closing a
- * device's paths). SESSION_EV is taken with
+ * SERVERS > SERVER > MODULE > CON_IO > PATH_IO (the list of servers is
+ * held while a server's lock is: closing what a new admission policy
+ * refuses; a server's lock while the module's is taken: claiming a
+ * session's name, a path's device; the module's while a path's io lock
+ * is: closing a device's paths; a connection's while its path's io lock
+ * is: the I/O path closing the path on an error, the info response posted
+ * on connection 0). SESSION_EV is taken with
  * none of the others held (it orders the upper layer's link events of one
  * session), and the ULP's link_ev callback (rtrs_env_ulp_link_ev()) runs
  * under it.
@@ -44,12 +47,13 @@ enum rtrs_env_lock_kind {
 	RTRS_ENV_LOCK_SESSION_EV,	/* mutex: one session's link events */
 	RTRS_ENV_LOCK_PATH_IO,		/* spinlock, irqsave: one path's I/O state */
 	RTRS_ENV_LOCK_SERVERS,		/* mutex: the module's list of servers */
+	RTRS_ENV_LOCK_CON_IO,		/* spinlock, irqsave: one connection's I/O state */
 	RTRS_ENV_LOCK_KINDS
 };
 struct rtrs_env_lock;
 struct rtrs_env_lock *rtrs_env_lock_new(enum rtrs_env_lock_kind kind);
 void rtrs_env_lock_free(struct rtrs_env_lock *lock);
-/* Any context for PATH_IO (it saves the interrupt state in the lock). */
+/* Any context for PATH_IO and CON_IO (each saves the interrupt state in the lock). */
 void rtrs_env_lock_acquire(struct rtrs_env_lock *lock);
 void rtrs_env_lock_release(struct rtrs_env_lock *lock);
 
@@ -212,7 +216,10 @@ struct rtrs_env_con_sizes {
  * NULL on failure (the cm_id stays the CM handler's).
  */
 struct rtrs_env_con;
-/* io_lock: the PATH_IO lock held around every rtrs_env_post_send() on it. */
+/*
+ * io_lock: the connection's CON_IO lock, held around every post on it (the
+ * glue asserts it, and reuses its work requests under it).
+ */
 struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *cm, struct rtrs_env_dev *dev,
 					 const struct rtrs_env_con_sizes *sizes,
 					 struct rtrs_env_lock *io_lock, void *core_con);
@@ -262,8 +269,8 @@ struct rtrs_env_wr {
 #define RTRS_ENV_MAX_CHAIN 8
 /*
  * Posts n work requests in this order, as one chain. 0 or a negative
- * errno (nothing posted then). Any context; the core holds the path's io
- * lock and has counted the send queue's room.
+ * errno (nothing posted then). Any context; the core holds the
+ * connection's lock and has counted the send queue's room.
  */
 int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, unsigned int n);
 /*
@@ -277,8 +284,8 @@ int rtrs_env_post_recv(struct rtrs_env_con *con, struct rtrs_env_buf *buf,
  * The I/O path's posts: the same work requests as rtrs_env_post_send() and
  * rtrs_env_post_recv() would post, through work requests the glue keeps
  * per connection and fills in (no chain built from descriptors at each
- * request). The io lock is held around each (the glue reuses its work
- * requests), and the core has counted the send queue's room.
+ * request). The connection's lock is held around each (the glue reuses
+ * its work requests), and the core has counted the send queue's room.
  *
  * A response, one chain in this order:
  *   data_len != 0   RDMA_WRITE of [data_addr, data_addr + data_len) to

@@ -17,6 +17,7 @@
 //     known, written once before anything is posted: not guarded
 #pragma once
 
+#include "core/connection.h"
 #include "core/env.h"
 #include "core/lock.h"
 #include "core/rtrs_core.h"
@@ -58,7 +59,7 @@ public:
     // when it stopped for room: the next completion calls it again), or
     // the error of the post that failed, with what it was in *what.
     int post_locked(Connection& c0, rt::Span<const Mr> mrs, const char** what)
-        REQUIRES(path_->io_lock());
+        REQUIRES(path_->io_lock(), c0.lock());
 
 private:
     PathIoLock* path_;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 // A latency histogram with log2 buckets of microseconds, cheap enough for
-// the I/O path: recording is three relaxed atomic operations on the
-// path's own counters (a bucket, the sum, the max), no lock. Readers (the
-// debugfs file) see each counter exact, and the counters together as of
-// about the same moment: the count is the buckets' total, so that a reader
+// the I/O path: each connection has its own (core/connection.h), recorded
+// under that connection's lock, one writer at a time: a relaxed atomic add
+// to a bucket and to the sum (one instruction each, on the connection's
+// own line), the max a load and, when it grows, a store. Readers (the debugfs file) take no lock: they add up the
+// connections' histograms (merge()), each counter exact, together as of
+// about the same moment; the count is the buckets' total, so that a reader
 // never sees a count that its buckets do not add up to.
 //
 // Bucket i holds latencies in [2^i, 2^(i+1)) microseconds; bucket 0 also
@@ -40,14 +42,20 @@ public:
     void record_span(rt::u64 start_ns, rt::u64 end_ns) {
         record_us(end_ns > start_ns ? (end_ns - start_ns) / 1000 : 0);
     }
+    // One writer at a time (the caller's lock); readers may run meanwhile.
     void record_us(rt::u64 us) {
         __atomic_add_fetch(&buckets_[bucket_of(us)], 1, __ATOMIC_RELAXED);
         __atomic_add_fetch(&sum_us_, us, __ATOMIC_RELAXED);
-        rt::u64 m = __atomic_load_n(&max_us_, __ATOMIC_RELAXED);
-        while (us > m &&
-               !__atomic_compare_exchange_n(&max_us_, &m, us, true, __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED)) {
-        }
+        if (us > __atomic_load_n(&max_us_, __ATOMIC_RELAXED)) __atomic_store_n(&max_us_, us, __ATOMIC_RELAXED);
+    }
+
+    // Adds o's counters to this one's (a reader's own copy: no other
+    // writer).
+    void merge(const Histogram& o) {
+        for (rt::u32 i = 0; i < kBuckets; ++i) buckets_[i] += __atomic_load_n(&o.buckets_[i], __ATOMIC_RELAXED);
+        sum_us_ += __atomic_load_n(&o.sum_us_, __ATOMIC_RELAXED);
+        const rt::u64 m = __atomic_load_n(&o.max_us_, __ATOMIC_RELAXED);
+        if (m > max_us_) max_us_ = m;
     }
 
     void reset() {

@@ -53,8 +53,34 @@ private:
     Lock* lock_;
 };
 
-// A path's io lock (a spinlock taken with interrupts saved: one path's I/O
-// state), the first base of Path's own: declared before Path, so that the
+// A connection's completion context: the glue calls a connection's
+// completion events (rtrs_core_on_imm(), _on_send_done(), _on_wc()) from
+// its CQ's poll context only, which runs one completion at a time (one
+// CQ a connection, IB_POLL_WORKQUEUE). Holding this capability is being
+// in it: the entry points take it (CqScope) for the connection they were
+// called for, and what only that context writes is GUARDED_BY it
+// (Connection's stats). Nothing is taken at run time.
+class CAPABILITY("completion context") CqContext {
+public:
+    void enter() ACQUIRE() {}
+    void leave() RELEASE() {}
+};
+
+class SCOPED_CAPABILITY CqScope {
+public:
+    explicit CqScope(CqContext& cq) ACQUIRE(cq) : cq_(&cq) { cq_->enter(); }
+    ~CqScope() RELEASE() { cq_->leave(); }
+    CqScope(const CqScope&) = delete;
+    CqScope& operator=(const CqScope&) = delete;
+
+private:
+    CqContext* cq_;
+};
+
+// A path's io lock (a spinlock taken with interrupts saved: the path's
+// state and what changes rarely: the handshake, the clock, the teardown's
+// steps; not the I/O path, whose requests each take their connection's
+// lock: Connection), the first base of Path's own: declared before Path, so that the
 // classes a path is made of (Handshake) can name it in their annotations,
 // GUARDED_BY(path_->io_lock()), as Connection and Request do.
 class PathIoLock {

@@ -107,7 +107,7 @@ rt::Result<void> Path::setup(rt::RefPtr<Device> dev, const rtrs_core_addr& clien
 bool Path::abandon() {
     Guard io(io_lock_);
     if (state_ != PathState::Connecting) return false;
-    state_ = PathState::Destroying;
+    set_state_locked(PathState::Destroying);
     return true;
 }
 
@@ -161,7 +161,7 @@ rt::Result<Connection*> Path::add_connection(rt::u16 cid, rtrs_env_cm* cm, const
         return rt::err(rt::errc::nomem);
     }
     *why = "cannot set up the connection";
-    Connection* c = new (rt::Gfp::kernel) Connection(*this, cid);
+    Connection* c = new (rt::Gfp::kernel) Connection(*this, server(), cid);
     if (!c) {
         module()->release_chunk_mem(cost);
         return rt::err(rt::errc::nomem);
@@ -247,7 +247,7 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
         if (wc.opcode == RTRS_CORE_WC_RECV) {
             on_info_recv(c, wc);
         } else if (wc.opcode == RTRS_CORE_WC_RECV_IMM) {
-            on_imm(c, wc.imm);
+            imm_from_wc(c, wc.imm);
         } else {
             Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
                 .put(": unexpected receive opcode ").dec(static_cast<rt::u64>(wc.opcode));
@@ -262,7 +262,7 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
         if (wc.ok)
             on_inv_ok(c, *static_cast<Request*>(cqe.owner));
         else
-            on_inv_failed(*static_cast<Request*>(cqe.owner), wc);
+            on_inv_failed(c, *static_cast<Request*>(cqe.owner), wc);
         return;
     case kCqeInfo:
         on_info_wc(c, wc);
@@ -275,31 +275,13 @@ void Path::on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) {
     request_close(CloseReason::Transport);
 }
 
-// The glue's short way for a send-queue work request that completed with
-// success: what on_wc() does with such a completion.
-void Path::on_send_done(Connection& c, rtrs_core_cqe& cqe) {
-    switch (cqe.kind) {
-    case kCqeSend:
-        on_send_ok(c);
-        return;
-    case kCqeInv:
-        on_inv_ok(c, *static_cast<Request*>(cqe.owner));
-        return;
-    default: {
-        static constexpr rtrs_core_wc kSuccess = {1, 0, "success", RTRS_CORE_WC_SEND, 0, 0};
-        on_wc(c, cqe, kSuccess);
-        return;
-    }
-    }
-}
-
 // A signaled send completed: its post and all before it are done.
 void Path::on_send_ok(Connection& c) {
     const rt::u64 now = kLatencyOn ? rtrs_env_now_ns() : 0;
-    Guard g(io_lock_);
+    Guard g(c.lock());
     rt::u64 answered_ns = 0;
     // A signaled response: one sample of the transport latency.
-    if (c.signaled_done(&answered_ns) && kLatencyOn) lat_net_.record_span(answered_ns, now);
+    if (c.signaled_done(&answered_ns) && kLatencyOn) c.lat_net.record_span(answered_ns, now);
     if (!c.pending.empty()) run_pending(c);
 }
 
@@ -313,24 +295,44 @@ void Path::run_work(unsigned int kind) {
 
 // --- stats/rdma -----------------------------------------------------------------
 
+// The connections' counters added up. (The files that call these are
+// there only while the path is in sysfs, from its join to its leave(): its
+// connections all exist then.)
 void Path::format_stats(char* buf, rt::usize cap) {
+    Stats sum;
+    for (const Connection* c : cons_)
+        if (c) c->add_stats_to(sum);
     rt::StrBuf out(buf, cap);
-    out.dec(__atomic_load_n(&stats_.read_cnt, __ATOMIC_RELAXED)).put(' ')
-        .dec(__atomic_load_n(&stats_.read_bytes, __ATOMIC_RELAXED)).put(' ')
-        .dec(__atomic_load_n(&stats_.write_cnt, __ATOMIC_RELAXED)).put(' ')
-        .dec(__atomic_load_n(&stats_.write_bytes, __ATOMIC_RELAXED)).put(' ')
-        .dec(rt::u64{inflight()}).put('\n');
+    out.dec(sum.read_cnt).put(' ').dec(sum.read_bytes).put(' ').dec(sum.write_cnt).put(' ')
+        .dec(sum.write_bytes).put(' ').dec(rt::u64{inflight()}).put('\n');
+}
+
+rt::u32 Path::inflight() const {
+    rt::u32 n = 0;
+    for (const Connection* c : cons_)
+        if (c) n += c->inflight();
+    return n;
 }
 
 // The four counters and the latency histograms; the inflight count is not
 // a counter.
 void Path::reset_stats() {
-    __atomic_store_n(&stats_.read_cnt, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&stats_.read_bytes, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&stats_.write_cnt, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&stats_.write_bytes, 0, __ATOMIC_RELAXED);
-    lat_ulp_.reset();
-    lat_net_.reset();
+    for (Connection* c : cons_)
+        if (c) c->reset_stats();
+}
+
+Histogram Path::ulp_latency() const NO_THREAD_SAFETY_ANALYSIS {
+    Histogram h;
+    for (const Connection* c : cons_)
+        if (c) h.merge(c->lat_ulp);
+    return h;
+}
+
+Histogram Path::transport_latency() const NO_THREAD_SAFETY_ANALYSIS {
+    Histogram h;
+    for (const Connection* c : cons_)
+        if (c) h.merge(c->lat_net);
+    return h;
 }
 
 // --- debugfs latency -------------------------------------------------------------
@@ -341,8 +343,8 @@ void Path::format_latency(char* buf, rt::usize cap) {
     rt::StrBuf out(buf, cap);
     out.put("# name count sum_us max_us, then ").dec(rt::u64{Histogram::kBuckets})
         .put(" buckets: i counts [2^i, 2^(i+1)) us\n");
-    lat_ulp_.format(out, "ulp");
-    lat_net_.format(out, "transport");
+    ulp_latency().format(out, "ulp");
+    transport_latency().format(out, "transport");
 }
 
 const char* Path::sess_name() const { return sess_->name(); }

@@ -12,8 +12,9 @@
 //   Stopping .. Destroying: the teardown, one step after the other, by the
 //     close work (see path_close.cpp):
 //     Stopping         no new work: the info and timer work are cancelled,
-//                      and nothing is posted any more (the state says so
-//                      under the io lock, where every post looks first)
+//                      and each connection stops posting (its io, under
+//                      its own lock, where every post of it looks first:
+//                      core/connection.h)
 //     Draining         every connection disconnected and its QP drained:
 //                      no completion comes after this
 //     AwaitingAnswers  requests the ULP still holds are waited for; its
@@ -35,6 +36,7 @@
 // asking counts, with its reason.
 #pragma once
 
+#include "core/connection.h"
 #include "core/device.h"
 #include "core/env.h"
 #include "core/handshake.h"
@@ -92,13 +94,6 @@ const char* reason_name(CloseReason r);
 
 // Work item kinds of a path (rtrs_env_work_new(path, kind)).
 enum PathWork : unsigned { kWorkClose = 1, kWorkInfo, kWorkTimer };
-
-struct Stats {
-    rt::u64 read_cnt = 0;
-    rt::u64 read_bytes = 0;
-    rt::u64 write_cnt = 0;
-    rt::u64 write_bytes = 0;
-};
 
 // Its parts, each with its state and its lock rules: Handshake
 // (core/handshake.h), PathChunks (core/path_chunks.h) and PathClock
@@ -162,27 +157,38 @@ public:
     // Under the io lock: the state.
     PathState state() const REQUIRES(io_lock_) { return state_; }
     PathState state_locked_read() EXCLUDES(io_lock_);
+    // The state without the lock, for what a stale value cannot harm (the
+    // last answer's look for AwaitingAnswers: path_close.cpp says why).
+    PathState state_unlocked() const NO_THREAD_SAFETY_ANALYSIS {
+        return static_cast<PathState>(__atomic_load_n(reinterpret_cast<const rt::u8*>(&state_), __ATOMIC_ACQUIRE));
+    }
 
     // Events.
     void on_cm_event(Connection& c, rtrs_core_cm_event ev, int status);
     // A CM event after which the connection hears nothing more.
     void on_cm_end(Connection& c, CloseReason why);
-    void on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc);
+    // c's completion context (the glue's CQ handler, one at a time).
+    void on_wc(Connection& c, rtrs_core_cqe& cqe, const rtrs_core_wc& wc) REQUIRES(c.cq());
     void run_work(unsigned int kind);
-    void on_answer(Request& r, int status) EXCLUDES(io_lock_);
+    // (The I/O path's events, on_answer(), on_imm() and on_send_done(), are
+    // inlined into their C entry points, all in request.cpp: one call from
+    // the glue into the core per event, not two.)
+    [[gnu::always_inline]] inline void on_answer(Request& r, int status) EXCLUDES(io_lock_);
     void on_sysfs_disconnect();
 
     // stats/rdma (a reset clears the latency histograms too)
     void format_stats(char* buf, rt::usize cap);
     void reset_stats();
     // debugfs latency: the time from a request's arrival to the ULP's answer
-    // ("ulp"), and from the answer to its response's completion ("transport").
+    // ("ulp"), and from the answer to its response's completion
+    // ("transport"): the connections' histograms added up.
     void format_latency(char* buf, rt::usize cap);
-    const Histogram& ulp_latency() const { return lat_ulp_; }
-    const Histogram& transport_latency() const { return lat_net_; }
+    Histogram ulp_latency() const;
+    Histogram transport_latency() const;
     // The session's name, "" before it has one (for logs and trace events).
     const char* sess_name() const;
-    rt::u32 inflight() const { return __atomic_load_n(&inflight_, __ATOMIC_RELAXED); }
+    // Requests with the ULP, over the connections.
+    rt::u32 inflight() const;
 
     // io_lock(): the base PathIoLock's.
     bool always_invalidate() const { return always_inval_; }
@@ -191,22 +197,28 @@ public:
     rt::u64 chunk_dma(rt::u32 id) const { return chunks_.chunk_dma(id); }
     Mr& mr_of_chunk(rt::u32 id) const { return chunks_.mr_of_chunk(id); }
 
-    // Requests (request.cpp): completion context; each takes the io lock.
-    void on_imm(Connection& c, rt::u32 imm) EXCLUDES(io_lock_);
-    void on_inv_ok(Connection& c, Request& r) EXCLUDES(io_lock_);
-    void on_inv_failed(Request& r, const rtrs_core_wc& wc) EXCLUDES(io_lock_);
+    // Requests (request.cpp): c's completion context; each takes c's
+    // lock, once, and no lock of the path's (but to close it on an error).
+    [[gnu::always_inline]] inline void on_imm(Connection& c, rt::u32 imm) REQUIRES(c.cq())
+        EXCLUDES(c.lock(), io_lock_);
+    // The same, for on_wc() (path.cpp, where on_imm() is not inlined).
+    void imm_from_wc(Connection& c, rt::u32 imm) REQUIRES(c.cq()) EXCLUDES(c.lock(), io_lock_);
+    void on_inv_ok(Connection& c, Request& r) REQUIRES(c.cq()) EXCLUDES(c.lock(), io_lock_);
+    void on_inv_failed(Connection& c, Request& r, const rtrs_core_wc& wc) EXCLUDES(c.lock(), io_lock_);
     // A send-queue work request completed with success (the glue's short
     // way, rtrs_core_on_send_done()); a signaled send of c completed.
-    void on_send_done(Connection& c, rtrs_core_cqe& cqe);
-    void on_send_ok(Connection& c) EXCLUDES(io_lock_);
-    // No lock: reads the request from its chunk and hands it to the ULP.
-    // Not analysed: it fills in the request's header fields (request.h:
-    // under the io lock) without the lock, which is right while the
-    // request is WithUlp (nothing else touches them until the ULP's answer,
-    // which takes the lock); the analysis cannot see that.
-    void dispatch(Request& r) NO_THREAD_SAFETY_ANALYSIS;
+    [[gnu::always_inline]] inline void on_send_done(Connection& c, rtrs_core_cqe& cqe) REQUIRES(c.cq());
+    void on_send_ok(Connection& c) EXCLUDES(c.lock(), io_lock_);
+    // c's completion context, no lock: reads the request from its chunk
+    // and hands it to the ULP. Not analysed: it fills in the request's
+    // header fields (request.h: under its connection's lock) without the
+    // lock, which is right while the request is WithUlp (nothing else
+    // touches them until the ULP's answer, which takes the lock); the
+    // analysis cannot see that. It counts the request in c's statistics
+    // (c's completion context).
+    void dispatch(Connection& c, Request& r) NO_THREAD_SAFETY_ANALYSIS;
     // Posts what waits on c while there is room.
-    void run_pending(Connection& c) REQUIRES(io_lock_);
+    void run_pending(Connection& c) REQUIRES(c.lock());
 
 private:
     friend class Server;
@@ -215,8 +227,8 @@ private:
     void on_info_recv(Connection& c, const rtrs_core_wc& wc);
     void info_work();
     bool join_locked(const char** why, CloseReason* reason) REQUIRES(server().lock());
-    bool post_info_locked() REQUIRES(io_lock_);
-    void on_info_wc(Connection& c, const rtrs_core_wc& wc);
+    bool post_info_locked() REQUIRES(io_lock_, cons_[0]->lock());
+    void on_info_wc(Connection& c, const rtrs_core_wc& wc) EXCLUDES(c.lock(), io_lock_);
     // path_close.cpp
     void close_work();
     void leave();
@@ -227,34 +239,44 @@ private:
     [[nodiscard]] rt::RefPtr<Device> free_resources(bool keep_cons = false);
     // path_timer.cpp
     void timer_work();
-    // request.cpp (io lock held)
+    // request.cpp (the connection's lock held)
     // (The per-request steps below are inlined into their callers, all in
     // request.cpp: a call and a frame less at each of them.)
     [[gnu::always_inline]] inline Request* arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns)
-        REQUIRES(io_lock_);
-    void release_locked(Request& r) REQUIRES(io_lock_);
-    [[gnu::always_inline]] inline void invalidate_locked(Request& r) REQUIRES(io_lock_);
-    [[gnu::always_inline]] inline void respond_locked(Request& r) REQUIRES(io_lock_);
-    [[gnu::always_inline]] inline bool post_invalidate_locked(Request& r) REQUIRES(io_lock_);
-    [[gnu::always_inline]] inline bool post_response_locked(Request& r, rt::u32 n) REQUIRES(io_lock_);
-    rt::u32 response_wrs(const Request& r) const REQUIRES(io_lock_);
+        REQUIRES(c.lock());
+    void release_locked(Request& r);
+    [[gnu::always_inline]] inline void invalidate_locked(Connection& c, Request& r) REQUIRES(c.lock());
+    [[gnu::always_inline]] inline void respond_locked(Connection& c, Request& r) REQUIRES(c.lock());
+    [[gnu::always_inline]] inline bool post_invalidate_locked(Connection& c, Request& r) REQUIRES(c.lock());
+    [[gnu::always_inline]] inline bool post_response_locked(Connection& c, Request& r, rt::u32 n)
+        REQUIRES(c.lock());
+    rt::u32 response_wrs(const Request& r) const;
     // The answer to a heartbeat (out of on_imm(): its work request on the
     // stack would cost every immediate a stack canary).
-    [[gnu::noinline]] void hb_ack_locked(Connection& c) REQUIRES(io_lock_);
-    // What goes wrong on the I/O path, logged (and the path closed where
-    // it says so) out of the hot functions' way.
-    [[gnu::cold, gnu::noinline]] void early_imm_locked(Connection& c) REQUIRES(io_lock_);
-    [[gnu::cold, gnu::noinline]] void unknown_imm_locked(rt::u32 type) REQUIRES(io_lock_);
-    [[gnu::cold, gnu::noinline]] void bad_imm_locked(rt::u32 payload) REQUIRES(io_lock_);
-    [[gnu::cold, gnu::noinline]] void busy_chunk_locked(Request& r) REQUIRES(io_lock_);
-    [[gnu::cold, gnu::noinline]] void io_failed_locked(const char* what, int err) REQUIRES(io_lock_);
-    [[gnu::cold, gnu::noinline]] void io_error_locked(const char* what, int err,
-                                                      const char* status = nullptr) REQUIRES(io_lock_);
-    [[gnu::cold, gnu::noinline]] void response_failed_locked(Request& r, int err) REQUIRES(io_lock_);
-    [[gnu::cold, gnu::noinline]] void bad_request(Request& r, int err) NO_THREAD_SAFETY_ANALYSIS;
+    [[gnu::noinline]] void hb_ack_locked(Connection& c) REQUIRES(c.lock());
+    // What goes wrong on the I/O path, logged out of the hot functions'
+    // way, and the path closed (its io lock taken inside the connection's:
+    // env.h's order) where it says so.
+    [[gnu::cold, gnu::noinline]] void early_imm(Connection& c) EXCLUDES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void unknown_imm(rt::u32 type) EXCLUDES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void bad_imm(rt::u32 payload) EXCLUDES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void busy_chunk(Request& r) EXCLUDES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void io_failed(const char* what, int err) EXCLUDES(io_lock_);
+    [[gnu::cold, gnu::noinline]] void io_error(const char* what, int err, const char* status = nullptr);
+    [[gnu::cold, gnu::noinline]] void response_failed(Request& r, int err);
+    [[gnu::cold, gnu::noinline]] void bad_request(Connection& c, Request& r, int err) NO_THREAD_SAFETY_ANALYSIS;
     [[gnu::cold, gnu::noinline]] void ulp_failed(Request& r, int err) EXCLUDES(io_lock_);
-    void answered_locked() REQUIRES(io_lock_);
-    void drop_pending_locked() REQUIRES(io_lock_);
+    // One answer less on c; the teardown goes on after the last one.
+    [[gnu::always_inline]] inline void answered_locked(Connection& c) REQUIRES(c.lock());
+    // The teardown, the queue pairs drained: what waits for room never goes.
+    void drop_pending() EXCLUDES(io_lock_);
+    // Every connection's requests answered (each read under its lock).
+    bool all_answered() EXCLUDES(io_lock_);
+    // Writes the state (under the io lock; read without it by
+    // state_unlocked()).
+    void set_state_locked(PathState s) REQUIRES(io_lock_) {
+        __atomic_store_n(reinterpret_cast<rt::u8*>(&state_), static_cast<rt::u8>(s), __ATOMIC_RELEASE);
+    }
     // Server and io locks held: no established connection still waits
     // for its disconnect.
     bool disconnects_done_locked() const REQUIRES(server().lock(), io_lock_);
@@ -293,22 +315,20 @@ private:
     // periods missed (its lock rules: core/path_clock.h).
     PathClock clock_{*this};
 
-    // Under the io lock.
+    // Under the io lock (written with set_state_locked()).
     PathState state_ GUARDED_BY(io_lock_) = PathState::Connecting;
     // (reason_: written under it, but not GUARDED_BY: the analysis found it
     // read without it by leave() and destroy().)
     CloseReason reason_ = CloseReason::None;
-    rt::u32 inflight_ GUARDED_BY(io_lock_) = 0;  // requests with the ULP (read unlocked by stats)
     rt::u64 disconnect_deadline_ms_ GUARDED_BY(io_lock_) = 0;  // AwaitingDisconnect ends by then
     // The info handshake: the request's arrival, the response and how far
     // its posting got (its lock rules: core/handshake.h).
     Handshake hs_{*this};
 
     rt::u64 charged_ = 0;        // to the module's memory budget (setup())
-    Stats stats_;                // atomic counters
     LogGate log_gate_;           // the lines a client can make us log
-    Histogram lat_ulp_;          // atomic too
-    Histogram lat_net_;
+    // (The statistics, the latency histograms and the requests with the
+    // ULP are each connection's: core/connection.h.)
 
     // Under the server lock.
     rtrs_env_sysfs_path* sysfs_ GUARDED_BY(server().lock()) = nullptr;
@@ -320,7 +340,7 @@ private:
 
 }  // namespace core
 
-// After Path: their members' lock annotations name its locks, so they need
-// it complete (each includes this header first).
-#include "core/connection.h"
+// After Path: its members' lock annotations name the connection's lock
+// (Connection, defined before Path), and request.h includes this header
+// first.
 #include "core/request.h"

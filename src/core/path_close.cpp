@@ -16,7 +16,7 @@ namespace core {
 void Path::close_locked(CloseReason why) {
     if (state_ >= PathState::Stopping) return;
     const bool was_up = state_ == PathState::Up;
-    state_ = PathState::Stopping;
+    set_state_locked(PathState::Stopping);
     reason_ = why;
     Log(kInfo).put(sess_->named() ? sess_->name() : "(unnamed)").put(": closing path ").put(name_)
         .put(" (").put(reason_name(why)).put(')');
@@ -45,24 +45,35 @@ void Path::close_work() {
             // finishes adding its connection first.
             Guard g(server().lock());
             Guard io(io_lock_);
-            state_ = PathState::Draining;
+            set_state_locked(PathState::Draining);
         }
+        // Each connection stops posting (under its lock, where each of its
+        // posts looks first: core/connection.h), before its drain: so the
+        // drain's work request is the last one posted, and no completion
+        // comes after it.
+        for (Connection* c : cons_)
+            if (c && c->created()) c->stop_io();
         for (Connection* c : cons_)
             if (c && c->created()) rtrs_env_con_disconnect(c->env());
         // No completion of the path runs after this.
         for (Connection* c : cons_)
             if (c && c->created()) rtrs_env_con_drain(c->env());
-        Guard io(io_lock_);
-        drop_pending_locked();
-        if (inflight_ > 0) {
-            state_ = PathState::AwaitingAnswers;
-            return;  // answered_locked() queues us again
+        drop_pending();
+        {
+            Guard io(io_lock_);
+            set_state_locked(PathState::AwaitingAnswers);
         }
-        state_ = PathState::Leaving;
-    } else if (st == PathState::AwaitingAnswers) {
+        // After the state: an answer that brings its connection's count to
+        // zero reads the state after that, under the connection's lock
+        // that all_answered() takes (request.cpp: answered_locked()).
+        if (!all_answered()) return;  // the last answer queues us again
         Guard io(io_lock_);
-        if (inflight_ > 0) return;
-        state_ = PathState::Leaving;
+        set_state_locked(PathState::Leaving);
+    } else if (st == PathState::AwaitingAnswers) {
+        if (!all_answered()) return;
+        Guard io(io_lock_);
+        if (state_ != PathState::AwaitingAnswers) return;  // (a second run)
+        set_state_locked(PathState::Leaving);
     } else if (st == PathState::AwaitingDisconnect) {
         if (disconnects_waited()) destroy();
         return;
@@ -73,7 +84,7 @@ void Path::close_work() {
     {
         Guard g(server().lock());
         Guard io(io_lock_);
-        state_ = PathState::AwaitingDisconnect;
+        set_state_locked(PathState::AwaitingDisconnect);
         disconnect_deadline_ms_ = rtrs_env_now_ms() + kDisconnectWaitMs;
     }
     if (disconnects_waited()) destroy();
@@ -122,12 +133,12 @@ bool Path::disconnects_waited() {
         Log(kInfo).put(sess_->named() ? sess_->name() : "(unnamed)").put(": path ").put(name_)
             .put(": the client did not answer the disconnect within ")
             .dec(rt::u64{kDisconnectWaitMs}).put(" ms");
-    state_ = PathState::Destroying;
+    set_state_locked(PathState::Destroying);
     // Nothing queues the work from here on; a run still pending (the
     // deadline's) must not come after the path is freed.
     rtrs_env_work_cancel(close_work_);
     for (const Request& r : chunks_.reqs())
-        if (r.state != ReqState::Free) {
+        if (r.st() != ReqState::Free) {
             rtrs_env_warn("rtrs core: a request not done at the end of its path");
             break;
         }
@@ -170,15 +181,25 @@ void Path::destroy() {
     if (wake) rtrs_env_waiter_done(wake);
 }
 
-// Io lock held, the queue pairs drained: what waited for room never goes.
-void Path::drop_pending_locked() {
+// The queue pairs drained: what waited for room never goes.
+void Path::drop_pending() {
     for (Connection* c : cons_) {
         if (!c) continue;
+        Guard g(c->lock());
         while (Request* r = c->pending.pop_front()) {
             r->pending = Pending::None;
-            release_locked(*r);
+            release_locked(*r);  // (a queued answer was counted as answered)
         }
     }
+}
+
+bool Path::all_answered() {
+    for (Connection* c : cons_) {
+        if (!c) continue;
+        Guard g(c->lock());
+        if (c->inflight_locked() != 0) return false;
+    }
+    return true;
 }
 
 }  // namespace core

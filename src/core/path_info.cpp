@@ -137,7 +137,7 @@ bool Path::join_locked(const char** why, CloseReason* reason) {
     return true;
 }
 
-// Io lock held: what of the info response connection 0's send queue has
+// Io lock and connection 0's held: what of the info response connection 0's send queue has
 // room for (Handshake::post_locked()). Continues from on_info_wc() when it
 // had to stop.
 bool Path::post_info_locked() {
@@ -157,11 +157,17 @@ void Path::on_info_wc(Connection& c, const rtrs_core_wc& wc) {
         request_close(CloseReason::Transport);
         return;
     }
-    Guard g(io_lock_);
+    // Connection 0's lock, then the io lock (env.h's order).
+    Guard cg(c.lock());
     c.signaled_done();
+    Guard g(io_lock_);
     if (state_ != PathState::Up) return;
-    if (!post_info_locked()) close_locked(CloseReason::Transport);
-    else run_pending(c);
+    if (!post_info_locked()) {
+        close_locked(CloseReason::Transport);
+        return;
+    }
+    g.unlock();
+    run_pending(c);
 }
 
 // Process context: the info request checked, the path brought up. It
@@ -177,7 +183,7 @@ void Path::info_work() {
         {
             Guard io(io_lock_);
             if (state_ != PathState::Connecting || !hs_.received_locked()) return;  // closing
-            state_ = PathState::Joining;
+            set_state_locked(PathState::Joining);
         }
         if (!join_locked(&why, &reason)) {
             g.unlock();
@@ -199,10 +205,15 @@ void Path::info_work() {
         request_close(CloseReason::SetupFailed);
         return;
     }
+    // The connections may post I/O from now on (a teardown that stopped
+    // one already keeps it stopped): before our answer, after which the
+    // client sends I/O.
+    for (Connection* c : cons_) c->start_io();
     {
+        Guard c0(cons_[0]->lock());
         Guard io(io_lock_);
         if (state_ != PathState::Joining) return;  // closing: the teardown undoes it
-        state_ = PathState::Up;
+        set_state_locked(PathState::Up);
         if (!post_info_locked()) {
             close_locked(CloseReason::Transport);
             return;

@@ -11,6 +11,12 @@ namespace core {
 
 void Path::timer_work() {
     rt::u32 next = 0;
+    bool beat = false;
+    // Traffic since the last run: each connection's own flag (set by its
+    // completions, not under this lock).
+    bool heard = false;
+    for (Connection* c : cons_)
+        if (c && c->take_heard()) heard = true;
     {
         Guard g(io_lock_);
         switch (state_) {
@@ -29,6 +35,7 @@ void Path::timer_work() {
             break;
         case PathState::Up: {
             // Periods gone by without a word from the client, this one included.
+            if (heard) clock_.heard_locked();
             rt::u32 silent = 0;
             const PathClock::Hb hb = clock_.hb_tick_locked(&silent);
             if (hb != PathClock::Hb::Send)
@@ -38,20 +45,9 @@ void Path::timer_work() {
                 Log(kErr).who(sess_name(), name_).put(": no heartbeat from the client; closing the path");
                 close_locked(CloseReason::HeartbeatTimeout);
                 return;
-            case PathClock::Hb::Send: {
-                Connection& c0 = *cons_[0];
-                if (!c0.room(1)) break;  // a full queue is traffic enough
-                rtrs_env_wr wr{};
-                wr.op = RTRS_ENV_WR_RDMA_WRITE_IMM;
-                wr.imm = wire::imm_encode(wire::ImmType::HbMsg, 0);
-                wr.signaled = 1;
-                wr.cqe = &c0.send_cqe;
-                if (c0.post(&wr, 1)) {
-                    close_locked(CloseReason::Transport);
-                    return;
-                }
+            case PathClock::Hb::Send:
+                beat = true;  // posted below, under connection 0's lock
                 break;
-            }
             case PathClock::Hb::Wait:
                 break;
             }
@@ -64,6 +60,21 @@ void Path::timer_work() {
         // Under the lock, as every work of a path is queued: the teardown
         // sets the state under it, then cancels.
         clock_.rearm_locked(next);
+    }
+    if (beat) {
+        // The teardown stops the connection (io) before it cancels us.
+        Connection& c0 = *cons_[0];
+        Guard g(c0.lock());
+        if (c0.io() != ConIo::Up || !c0.room(1)) return;  // a full queue is traffic enough
+        rtrs_env_wr wr{};
+        wr.op = RTRS_ENV_WR_RDMA_WRITE_IMM;
+        wr.imm = wire::imm_encode(wire::ImmType::HbMsg, 0);
+        wr.signaled = 1;
+        wr.cqe = &c0.send_cqe;
+        if (c0.post(&wr, 1)) {
+            g.unlock();
+            request_close(CloseReason::Transport);
+        }
     }
 }
 

@@ -36,16 +36,19 @@ void Path::on_imm(Connection& c, rt::u32 imm) {
     const rt::u64 now = kLatencyOn && io ? rtrs_env_now_ns() : 0;
     Request* go = nullptr;
     {
-        Guard g(io_lock_);
-        if (__builtin_expect(state_ != PathState::Up, 0)) {
+        Guard g(c.lock());
+        if (__builtin_expect(c.io() != ConIo::Up, 0)) {
             // Before our answer to the info request, a client has nothing
             // to send: the ULP has not been told of the path yet.
-            if (state_ < PathState::Up) early_imm_locked(c);
+            const bool early = c.io() == ConIo::Idle;
+            g.unlock();
+            if (early) early_imm(c);
             return;  // closing: the drain takes the rest
         }
-        clock_.heard_locked();
+        c.heard();
         if (int err = rtrs_env_post_recv_imm(c.env(), &c.recv_cqe)) {
-            io_failed_locked("cannot post a receive", err);
+            g.unlock();
+            io_failed("cannot post a receive", err);
             return;
         }
         if (io) {
@@ -53,31 +56,35 @@ void Path::on_imm(Connection& c, rt::u32 imm) {
         } else if (t.is(wire::ImmType::HbMsg)) {
             hb_ack_locked(c);
         } else if (!t.is(wire::ImmType::HbAck)) {
-            unknown_imm_locked(t.type);
+            g.unlock();
+            unknown_imm(t.type);
+            return;
         }
     }
-    if (go) dispatch(*go);
+    if (go) dispatch(c, *go);
 }
 
 // A request is done with: its chunk may take the next one. (Only on this
 // path: a client that failed a closing path's requests over sends them
 // again on another path, on chunks the closing path's ULP may still hold,
 // and upstream's does; so a chunk busy on one path is no error on another.)
-void Path::release_locked(Request& r) { r.state = ReqState::Free; }
+// Nothing touches the request after this: another connection may claim
+// it at once.
+void Path::release_locked(Request& r) { r.set(ReqState::Free); }
 
 // A request arrived on its chunk. Returns it when it is to be read and
 // handed to the ULP now (the caller does that without the lock).
 Request* Path::arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) {
     const wire::IoReqAddr where = wire::io_req_decode_at(payload, offset_bits_);
     if (__builtin_expect(where.chunk_id >= queue_depth_ || where.offset >= chunk_size_, 0)) {
-        bad_imm_locked(payload);
+        bad_imm(payload);
         return nullptr;
     }
     Request& r = chunks_.req(where.chunk_id);
-    if (__builtin_expect(r.state != ReqState::Free, 0)) {
+    if (__builtin_expect(!r.claim(always_inval_ ? ReqState::Invalidating : ReqState::WithUlp), 0)) {
         // A correct client reuses a chunk only once its response came; a
         // second request would overwrite the first one's data under it.
-        busy_chunk_locked(r);
+        busy_chunk(r);
         return nullptr;
     }
     r.con = &c;
@@ -89,34 +96,31 @@ Request* Path::arrive_locked(Connection& c, rt::u32 payload, rt::u64 now_ns) {
     r.has_desc = false;
     r.need_inval = false;
     if (always_inval_) {
-        r.state = ReqState::Invalidating;
-        invalidate_locked(r);
+        invalidate_locked(c, r);
         return nullptr;
     }
-    r.state = ReqState::WithUlp;
-    ++inflight_;
+    c.inflight_up();
     return &r;
 }
 
 // The chunk's registration is invalidated before the chunk is read, so that
 // the client cannot write it while the ULP works on it.
-void Path::invalidate_locked(Request& r) {
-    Connection& c = r.conn();
+void Path::invalidate_locked(Connection& c, Request& r) {
     if (!c.room(1) || !c.pending.empty()) {
         r.pending = Pending::Invalidate;
         c.pending.push_back(r);
         return;
     }
-    if (!post_invalidate_locked(r)) {
+    if (!post_invalidate_locked(c, r)) {
         release_locked(r);
-        close_locked(CloseReason::Transport);
+        request_close(CloseReason::Transport);
     }
 }
 
-bool Path::post_invalidate_locked(Request& r) {
-    int err = r.conn().post_local_inv(r.mr->info.rkey, &r.inv_cqe);
+bool Path::post_invalidate_locked(Connection& c, Request& r) {
+    int err = c.post_local_inv(r.mr->info.rkey, &r.inv_cqe);
     if (__builtin_expect(err != 0, 0)) {
-        io_error_locked("cannot post a local invalidation", err);
+        io_error("cannot post a local invalidation", err);
         return false;
     }
     return true;
@@ -126,31 +130,34 @@ bool Path::post_invalidate_locked(Request& r) {
 void Path::on_inv_ok(Connection& c, Request& r) {
     Request* go = nullptr;
     {
-        Guard g(io_lock_);
+        Guard g(c.lock());
         c.signaled_done();
-        if (r.state == ReqState::Invalidating) {
-            if (__builtin_expect(state_ != PathState::Up, 0)) {
+        if (r.st() == ReqState::Invalidating) {
+            if (__builtin_expect(c.io() != ConIo::Up, 0)) {
                 release_locked(r);
             } else {
-                r.state = ReqState::WithUlp;
-                ++inflight_;
+                r.set(ReqState::WithUlp);
+                c.inflight_up();
                 go = &r;
             }
         }
         if (!c.pending.empty()) run_pending(c);
     }
-    if (go) dispatch(*go);
+    if (go) dispatch(c, *go);
 }
 
-void Path::on_inv_failed(Request& r, const rtrs_core_wc& wc) {
-    Guard g(io_lock_);
-    if (r.state == ReqState::Invalidating) release_locked(r);
-    if (!wc.flushed) io_error_locked("local invalidation failed", 0, wc.status);
-    close_locked(CloseReason::Transport);
+void Path::on_inv_failed(Connection& c, Request& r, const rtrs_core_wc& wc) {
+    {
+        Guard g(c.lock());
+        if (r.st() == ReqState::Invalidating) release_locked(r);
+    }
+    if (!wc.flushed) io_error("local invalidation failed", 0, wc.status);
+    request_close(CloseReason::Transport);
 }
 
-// No lock: the request is read from its chunk and handed to the ULP.
-void Path::dispatch(Request& r) {
+// c's completion context, no lock: the request is read from its chunk and
+// handed to the ULP.
+void Path::dispatch(Connection& c, Request& r) {
     const rt::u32 id = r.id();
     rtrs_env_dma_sync_for_cpu(dev_->env(), chunk_dma(id), chunk_size_);
     rt::u8* chunk = static_cast<rt::u8*>(sess_->chunk(id));
@@ -158,7 +165,7 @@ void Path::dispatch(Request& r) {
     const int err = wire::parse_io_req_into(rt::Bytes(chunk, chunk_size_), r.hdr_off,
                                             wire::kMaxReadDesc, &q);
     if (__builtin_expect(err != 0, 0)) {
-        bad_request(r, err);
+        bad_request(c, r, err);
         return;
     }
     r.type = q.type;
@@ -170,71 +177,71 @@ void Path::dispatch(Request& r) {
     const bool read = q.type == wire::MsgType::Read;
     r.dir = read ? kDirRead : kDirWrite;
     // What the stats count: data and user header, as upstream does.
-    if (read) {
-        __atomic_add_fetch(&stats_.read_cnt, 1, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&stats_.read_bytes, rt::u64{q.hdr_off}, __ATOMIC_RELAXED);
-    } else {
-        __atomic_add_fetch(&stats_.write_cnt, 1, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&stats_.write_bytes, rt::u64{q.hdr_off}, __ATOMIC_RELAXED);
-    }
+    c.count(read, rt::u64{q.hdr_off});
     int ulp_err = rtrs_env_ulp_rdma_ev(server().ulp(), sess_, sess_->priv(), r.op(),
                                        read ? RTRS_CORE_DIR_READ : RTRS_CORE_DIR_WRITE, chunk,
                                        q.data_len, chunk + q.usr_off, q.usr_len);
     if (__builtin_expect(ulp_err != 0, 0)) ulp_failed(r, ulp_err);
 }
 
-// Any context: the ULP's answer.
+// Any context: the ULP's answer, on the connection the request came on.
 void Path::on_answer(Request& r, int status) {
     const rt::u64 now = kLatencyOn ? rtrs_env_now_ns() : 0;
-    Guard g(io_lock_);
-    if (__builtin_expect(r.state != ReqState::WithUlp, 0)) {
+    Connection& c = r.conn();
+    Guard g(c.lock());
+    if (__builtin_expect(r.st() != ReqState::WithUlp, 0)) {
         rtrs_env_warn("rtrs core: an answer for a request the upper layer does not hold");
         return;
     }
     if (kLatencyOn) {
-        lat_ulp_.record_span(r.arrived_ns, now);
+        c.lat_ulp.record_span(r.arrived_ns, now);
         r.answered_ns = now;
     }
     if (__builtin_expect(status != 0, 0))
         rtrs_env_trace_io_error(sess_name(), name_, r.id(), status, r.dir == kDirRead);
     r.answer = status;
-    if (__builtin_expect(state_ != PathState::Up, 0)) {
+    if (__builtin_expect(c.io() != ConIo::Up, 0)) {
         release_locked(r);  // closing: nothing more is posted
     } else {
-        respond_locked(r);
+        respond_locked(c, r);
     }
-    answered_locked();
+    answered_locked(c);
 }
 
-// One answer less to wait for; the teardown goes on after the last one.
-void Path::answered_locked() {
-    if (__builtin_expect(inflight_ == 0, 0)) {
+// One answer less to wait for; the teardown goes on after the last one. The
+// state is read without the io lock: the teardown sets AwaitingAnswers,
+// then reads each connection's count under its lock, and this reads the
+// state after its count went down under the same lock; so either the
+// teardown sees the count at zero or this sees AwaitingAnswers
+// (path_close.cpp).
+void Path::answered_locked(Connection& c) {
+    if (__builtin_expect(!c.inflight_down(), 0)) {
         rtrs_env_warn("rtrs core: more answers than requests");
         return;
     }
-    if (--inflight_ == 0 && state_ == PathState::AwaitingAnswers) rtrs_env_work_queue(close_work_, 0);
+    if (__builtin_expect(c.inflight_locked() == 0, 0) && state_unlocked() == PathState::AwaitingAnswers)
+        rtrs_env_work_queue(close_work_, 0);
 }
 
 // Work requests of a response: [data write] [re-registration] [remote
 // invalidation] and the message with the immediate.
-rt::u32 Path::response_wrs(const Request& r) const {
+rt::u32 Path::response_wrs(const Request& r) const NO_THREAD_SAFETY_ANALYSIS {
     const bool read = r.type == wire::MsgType::Read && r.has_desc;
     return 1 + (read && r.answer == 0) + always_inval_ + (read && r.need_inval);
 }
 
-void Path::respond_locked(Request& r) {
-    Connection& c = r.conn();
+void Path::respond_locked(Connection& c, Request& r) {
     const rt::u32 n = response_wrs(r);
     if (!c.room(n) || !c.pending.empty()) {
         r.pending = Pending::Respond;
-        r.state = ReqState::Queued;
+        r.set(ReqState::Queued);
         c.pending.push_back(r);
         return;
     }
     r.pending = Pending::None;
-    if (!post_response_locked(r, n)) {
+    if (!post_response_locked(c, r, n)) {
         release_locked(r);
-        close_locked(CloseReason::Transport);
+        request_close(CloseReason::Transport);
     }
 }
 
@@ -244,8 +251,7 @@ void Path::respond_locked(Request& r) {
 // same. The request is done once posted: the client reuses the chunk only
 // after the immediate reached it, which the queue pair sends after
 // everything before it.
-bool Path::post_response_locked(Request& r, rt::u32 n) {
-    Connection& c = r.conn();
+bool Path::post_response_locked(Connection& c, Request& r, rt::u32 n) {
     const rt::u32 id = r.id();
     const bool read = r.type == wire::MsgType::Read && r.has_desc;
     const bool need_inval = read && r.need_inval;
@@ -274,26 +280,26 @@ bool Path::post_response_locked(Request& r, rt::u32 n) {
     // If signaled, its completion is a sample of the transport latency.
     int err = c.post_resp(rsp, n, kLatencyOn ? &r.answered_ns : nullptr);
     if (__builtin_expect(err != 0, 0)) {
-        response_failed_locked(r, err);
+        response_failed(r, err);
         return false;
     }
     release_locked(r);
     return true;
 }
 
-// Io lock held: posts what waits on c, in order, while it fits.
+// c's lock held: posts what waits on c, in order, while it fits.
 void Path::run_pending(Connection& c) {
-    if (state_ != PathState::Up) return;
+    if (c.io() != ConIo::Up) return;
     while (Request* r = c.pending.front()) {
         const Pending what = r->pending;
         const rt::u32 n = what == Pending::Invalidate ? 1 : response_wrs(*r);
         if (!c.room(n)) return;
         c.pending.pop_front();
         r->pending = Pending::None;
-        bool ok = what == Pending::Invalidate ? post_invalidate_locked(*r) : post_response_locked(*r, n);
+        bool ok = what == Pending::Invalidate ? post_invalidate_locked(c, *r) : post_response_locked(c, *r, n);
         if (!ok) {
             release_locked(*r);
-            close_locked(CloseReason::Transport);
+            request_close(CloseReason::Transport);
             return;
         }
     }
@@ -308,41 +314,41 @@ void Path::hb_ack_locked(Connection& c) {
     wr.imm = wire::imm_encode(wire::ImmType::HbAck, 0);
     wr.signaled = 1;
     wr.cqe = &c.send_cqe;
-    if (c.post(&wr, 1)) close_locked(CloseReason::Transport);
+    if (c.post(&wr, 1)) request_close(CloseReason::Transport);
 }
 
 // --- what goes wrong, told out of the I/O path's way ----------------------------------
 
-void Path::early_imm_locked(Connection& c) {
+void Path::early_imm(Connection& c) {
     Log(kErr, log_gate_).who(sess_name(), name_).put(": connection ").dec(rt::u64{c.cid()})
         .put(": an immediate before the path is up; closing the path");
-    close_locked(CloseReason::Protocol);
+    request_close(CloseReason::Protocol);
 }
 
-void Path::unknown_imm_locked(rt::u32 type) {
+void Path::unknown_imm(rt::u32 type) {
     Log(kErr, log_gate_).who(sess_name(), name_).put(": unknown immediate type ").dec(rt::u64{type})
         .put("; closing the path");
-    close_locked(CloseReason::Protocol);
+    request_close(CloseReason::Protocol);
 }
 
-void Path::bad_imm_locked(rt::u32 payload) {
+void Path::bad_imm(rt::u32 payload) {
     Log(kErr, log_gate_).who(sess_name(), name_).put(": I/O immediate 0x").hex(payload)
         .put(" names no chunk of the session; closing the path");
-    close_locked(CloseReason::Protocol);
+    request_close(CloseReason::Protocol);
 }
 
-void Path::busy_chunk_locked(Request& r) {
+void Path::busy_chunk(Request& r) {
     Log(kErr, log_gate_).who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()})
         .put(": a new request while the previous one is in flight; closing the path");
-    close_locked(CloseReason::Protocol);
+    request_close(CloseReason::Protocol);
 }
 
-void Path::io_failed_locked(const char* what, int err) {
-    io_error_locked(what, err);
-    close_locked(CloseReason::Transport);
+void Path::io_failed(const char* what, int err) {
+    io_error(what, err);
+    request_close(CloseReason::Transport);
 }
 
-void Path::io_error_locked(const char* what, int err, const char* status) {
+void Path::io_error(const char* what, int err, const char* status) {
     Log l(kErr, log_gate_);
     l.who(sess_name(), name_).put(": ").put(what).put(": ");
     if (status) {
@@ -352,13 +358,13 @@ void Path::io_error_locked(const char* what, int err, const char* status) {
     }
 }
 
-void Path::response_failed_locked(Request& r, int err) {
+void Path::response_failed(Request& r, int err) {
     Log(kErr, log_gate_).who(sess_name(), name_).put(": cannot send the response of request ")
         .dec(rt::u64{r.id()}).put(": ").dec(err);
 }
 
 // A request whose header dispatch() could not read.
-void Path::bad_request(Request& r, int err) {
+void Path::bad_request(Connection& c, Request& r, int err) {
     Log l(kErr, log_gate_);
     l.who(sess_name(), name_).put(": chunk ").dec(rt::u64{r.id()}).put(": ");
     switch (err) {
@@ -370,21 +376,65 @@ void Path::bad_request(Request& r, int err) {
     if (err == rt::errc::proto) {
         // Not a request at all: nothing to answer, the path is broken.
         l.put("; closing the path");
-        Guard g(io_lock_);
-        release_locked(r);
-        answered_locked();
-        close_locked(CloseReason::Protocol);
+        {
+            Guard g(c.lock());
+            release_locked(r);
+            answered_locked(c);
+        }
+        request_close(CloseReason::Protocol);
         return;
     }
     // A request we cannot read is failed, not guessed at.
     l.put("; failing the request");
-    on_answer(r, -err);
+    rtrs_core_answer(r.op(), -err);
 }
 
 void Path::ulp_failed(Request& r, int err) {
     Log(kErr, log_gate_).who(sess_name(), name_).put(": the upper layer failed request ").dec(rt::u64{r.id()})
         .put(": ").dec(err);
-    on_answer(r, err);
+    rtrs_core_answer(r.op(), err);
 }
 
+// The glue's short way for a send-queue work request that completed with
+// success: what on_wc() does with such a completion.
+void Path::on_send_done(Connection& c, rtrs_core_cqe& cqe) {
+    switch (cqe.kind) {
+    case kCqeSend:
+        on_send_ok(c);
+        return;
+    case kCqeInv:
+        on_inv_ok(c, *static_cast<Request*>(cqe.owner));
+        return;
+    default: {
+        static constexpr rtrs_core_wc kSuccess = {1, 0, "success", RTRS_CORE_WC_SEND, 0, 0};
+        on_wc(c, cqe, kSuccess);
+        return;
+    }
+    }
+}
+
+void Path::imm_from_wc(Connection& c, rt::u32 imm) { on_imm(c, imm); }
+
 }  // namespace core
+
+// The I/O path's C entry points (core/rtrs_core.h), each its event inlined.
+using core::Connection;
+using core::CqScope;
+using core::Request;
+
+extern "C" void rtrs_core_answer(rtrs_srv_op* op, int status) {
+    Request* r = Request::from_op(op);
+    r->path().on_answer(*r, status);
+}
+
+extern "C" void rtrs_core_on_imm(void* core_con, rt::u32 imm) {
+    Connection* c = static_cast<Connection*>(core_con);
+    CqScope cq(c->cq());
+    c->path().on_imm(*c, imm);
+}
+
+extern "C" void rtrs_core_on_send_done(void* core_con, rtrs_core_cqe* cqe) {
+    Connection* c = static_cast<Connection*>(core_con);
+    CqScope cq(c->cq());
+    c->path().on_send_done(*c, *cqe);
+}

@@ -93,7 +93,8 @@ struct rtrs_env_lock {
 		struct mutex mutex;
 		spinlock_t spin;
 	};
-	unsigned long flags;	/* PATH_IO: the interrupt state, while held */
+	unsigned long flags;	/* PATH_IO, CON_IO: the interrupt state, while held */
+	bool spins;		/* PATH_IO, CON_IO: the spinlock (one test a call) */
 };
 
 /* One lockdep class per kind, whatever the number of locks. */
@@ -104,7 +105,14 @@ static const char *const rtrs_env_lock_names[RTRS_ENV_LOCK_KINDS] = {
 	[RTRS_ENV_LOCK_SESSION_EV] = "rtrs_session_ev",
 	[RTRS_ENV_LOCK_PATH_IO] = "rtrs_path_io",
 	[RTRS_ENV_LOCK_SERVERS] = "rtrs_servers",
+	[RTRS_ENV_LOCK_CON_IO] = "rtrs_con_io",
 };
+
+/* The spinlock kinds (irqsave): a path's and a connection's I/O locks. */
+static inline bool rtrs_glue_lock_spins(enum rtrs_env_lock_kind kind)
+{
+	return kind == RTRS_ENV_LOCK_PATH_IO || kind == RTRS_ENV_LOCK_CON_IO;
+}
 
 struct rtrs_env_lock *rtrs_env_lock_new(enum rtrs_env_lock_kind kind)
 {
@@ -116,7 +124,8 @@ struct rtrs_env_lock *rtrs_env_lock_new(enum rtrs_env_lock_kind kind)
 	if (!l)
 		return NULL;
 	l->kind = kind;
-	if (kind == RTRS_ENV_LOCK_PATH_IO) {
+	l->spins = rtrs_glue_lock_spins(kind);
+	if (l->spins) {
 		spin_lock_init(&l->spin);
 		lockdep_set_class_and_name(&l->spin, &rtrs_env_lock_keys[kind],
 					   rtrs_env_lock_names[kind]);
@@ -130,7 +139,7 @@ struct rtrs_env_lock *rtrs_env_lock_new(enum rtrs_env_lock_kind kind)
 
 void rtrs_env_lock_free(struct rtrs_env_lock *l)
 {
-	if (l->kind != RTRS_ENV_LOCK_PATH_IO)
+	if (!l->spins)
 		mutex_destroy(&l->mutex);
 	kfree(l);
 }
@@ -139,7 +148,7 @@ void rtrs_env_lock_acquire(struct rtrs_env_lock *l)
 {
 	unsigned long flags;
 
-	if (l->kind == RTRS_ENV_LOCK_PATH_IO) {
+	if (l->spins) {
 		spin_lock_irqsave(&l->spin, flags);
 		l->flags = flags;
 	} else {
@@ -149,7 +158,7 @@ void rtrs_env_lock_acquire(struct rtrs_env_lock *l)
 
 void rtrs_env_lock_release(struct rtrs_env_lock *l)
 {
-	if (l->kind == RTRS_ENV_LOCK_PATH_IO)
+	if (l->spins)
 		spin_unlock_irqrestore(&l->spin, l->flags);
 	else
 		mutex_unlock(&l->mutex);
@@ -158,7 +167,7 @@ void rtrs_env_lock_release(struct rtrs_env_lock *l)
 #ifdef CONFIG_LOCKDEP
 void rtrs_glue_assert_held(struct rtrs_env_lock *l)
 {
-	if (l->kind == RTRS_ENV_LOCK_PATH_IO)
+	if (l->spins)
 		lockdep_assert_held(&l->spin);
 	else
 		lockdep_assert_held(&l->mutex);

@@ -28,16 +28,22 @@
 #include <linux/string.h>
 #include <linux/timer.h>
 
-/* ===== suite rtrs_srv_env_lock: the four kinds of lock ============================ */
+/* ===== suite rtrs_srv_env_lock: the kinds of lock ================================= */
 
 static const enum rtrs_env_lock_kind lock_kinds[] = {
 	RTRS_ENV_LOCK_MODULE, RTRS_ENV_LOCK_SERVER, RTRS_ENV_LOCK_SESSION_EV, RTRS_ENV_LOCK_PATH_IO,
+	RTRS_ENV_LOCK_CON_IO,
 };
+
+/* The spinlocks (irqsave): a path's and a connection's I/O locks. */
+static bool spins(enum rtrs_env_lock_kind kind)
+{
+	return kind == RTRS_ENV_LOCK_PATH_IO || kind == RTRS_ENV_LOCK_CON_IO;
+}
 
 static bool held(struct rtrs_env_lock *l)
 {
-	return l->kind == RTRS_ENV_LOCK_PATH_IO ? lockdep_is_held(&l->spin) :
-						  lockdep_is_held(&l->mutex);
+	return spins(l->kind) ? lockdep_is_held(&l->spin) : lockdep_is_held(&l->mutex);
 }
 
 /* Each kind: taken, held (as lockdep sees it), released; a spinlock with interrupts off. */
@@ -47,7 +53,7 @@ static void lock_each_kind(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(lock_kinds); i++) {
 		struct rtrs_env_lock *l = rtrs_env_lock_new(lock_kinds[i]);
-		bool io = lock_kinds[i] == RTRS_ENV_LOCK_PATH_IO;
+		bool io = spins(lock_kinds[i]);
 
 		KUNIT_ASSERT_NOT_NULL(test, l);
 		KUNIT_EXPECT_EQ(test, l->kind, lock_kinds[i]);
@@ -150,8 +156,7 @@ static void lock_classes(struct kunit *test)
 			maps[i][j] = NULL;
 			if (!l)
 				continue;
-			maps[i][j] = lock_kinds[i] == RTRS_ENV_LOCK_PATH_IO ? &l->spin.dep_map :
-									      &l->mutex.dep_map;
+			maps[i][j] = spins(lock_kinds[i]) ? &l->spin.dep_map : &l->mutex.dep_map;
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(lock_kinds); i++) {

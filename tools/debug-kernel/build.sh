@@ -16,6 +16,10 @@
 #   RTRS_DEBUG_KERNEL_SOURCE  kernel source tarball
 #                             (default /usr/src/linux-source-6.1.tar.xz)
 #   RTRS_DEBUG_KERNEL_JOBS    make -j (default 2; the machine is shared)
+#   RTRS_DEBUG_KERNEL_VARIANT a variant: kcsan (config.fragment without its
+#                             KASAN lines, then config-kcsan.fragment: KCSAN
+#                             cannot share a kernel with KASAN); a kernel
+#                             of its own in the cache (KEY has the variant)
 #
 # Cache layout (KEY = <series>-<source version>-<hash of the config recipe>):
 #   src/<source key>/                  the unpacked source tree (shared by all
@@ -57,6 +61,16 @@ elapsed() { local s=$1; printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 
 [ -r "$tarball" ] || die "no kernel source at $tarball (apt-get install linux-source-6.1)"
 [ -r "$fragment" ] || die "missing $fragment"
+variant=${RTRS_DEBUG_KERNEL_VARIANT:-}
+if [ -n "$variant" ]; then
+	vfragment=$here/config-$variant.fragment
+	[ -r "$vfragment" ] || die "no variant $variant ($vfragment)"
+	mkdir -p "$cache"
+	grep -v -E '^(# )?CONFIG_KASAN' "$fragment" >"$cache/config-$variant.fragment.tmp"
+	cat "$vfragment" >>"$cache/config-$variant.fragment.tmp"
+	mv -f "$cache/config-$variant.fragment.tmp" "$cache/config-$variant.fragment"
+	fragment=$cache/config-$variant.fragment
+fi
 
 # --- the cache key ---------------------------------------------------------
 # The source version: Debian's package version when the tarball is the
@@ -76,7 +90,7 @@ recipe_hash=$( {
 	sed -n '/^# --- recipe: begin/,/^# --- recipe: end/p' "$0"
 } | sha256sum | cut -c1-12)
 srckey=linux-$series-$srcver
-key=$series-$srcver-$recipe_hash
+key=$series${variant:+-$variant}-$srcver-$recipe_hash
 [ "$mode" = key ] && { echo "$key"; exit 0; }
 
 srcdir=$cache/src/$srckey

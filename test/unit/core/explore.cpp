@@ -625,9 +625,13 @@ bool World::injectable(const Action& a) const {
     }
     // The fake's own handlers in progress (a drain's flushed completions,
     // a removal's DEVICE_REMOVAL events) count as running too.
-    if (a.ctx.kind == Ctx::Work)
+    if (a.ctx.kind == Ctx::Work) {
         for (auto& cp : k().cons)
             if ((cp->in_cq || cp->cm->in_handler) && path_of(cp.get()) == a.ctx.path) return false;
+        // (and the work items a wait of the fake runs by itself)
+        for (auto& w : k().works)
+            if (w->running && w->owner == a.ctx.path) return false;
+    }
     if (a.ctx.kind == Ctx::Completion && a.ctx.con && a.ctx.con->in_cq) return false;
     if (a.ctx.kind == Ctx::Cm && a.ctx.con && a.ctx.con->cm->in_handler) return false;
     return true;
@@ -845,6 +849,8 @@ Result World::go() {
         return r_;
     }
     k().should_fail = fail_hook;
+    // The IB core tells our client of every device at its registration.
+    for (int d = 0; d < s_.devices; ++d) k().add_ib_dev(dev_ptr(d));
     open();
     check();
     for (steps_ = 0; steps_ < s_.max_steps && r_.ok; ++steps_) {

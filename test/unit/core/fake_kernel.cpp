@@ -21,7 +21,8 @@ int rank(rtrs_env_lock_kind k) {
     case RTRS_ENV_LOCK_SERVERS: return 0;
     case RTRS_ENV_LOCK_SERVER: return 1;
     case RTRS_ENV_LOCK_MODULE: return 2;
-    case RTRS_ENV_LOCK_PATH_IO: return 3;
+    case RTRS_ENV_LOCK_CON_IO: return 3;
+    case RTRS_ENV_LOCK_PATH_IO: return 4;
     case RTRS_ENV_LOCK_SESSION_EV: return 0;
     case RTRS_ENV_LOCK_KINDS: break;
     }
@@ -34,6 +35,7 @@ const char* kind_name(rtrs_env_lock_kind k) {
     case RTRS_ENV_LOCK_SERVER: return "SERVER";
     case RTRS_ENV_LOCK_SESSION_EV: return "SESSION_EV";
     case RTRS_ENV_LOCK_PATH_IO: return "PATH_IO";
+    case RTRS_ENV_LOCK_CON_IO: return "CON_IO";
     case RTRS_ENV_LOCK_SERVERS: return "SERVERS";
     case RTRS_ENV_LOCK_KINDS: break;
     }
@@ -42,8 +44,8 @@ const char* kind_name(rtrs_env_lock_kind k) {
 
 // Calls that may sleep must not come under a spinlock.
 void might_sleep(const char* what) {
-    if (k().holds(RTRS_ENV_LOCK_PATH_IO))
-        k().violation(std::string(what) + " (may sleep) under the io spinlock");
+    if (k().holds(RTRS_ENV_LOCK_PATH_IO) || k().holds(RTRS_ENV_LOCK_CON_IO))
+        k().violation(std::string(what) + " (may sleep) under an io spinlock");
 }
 
 Con* con_of(rtrs_env_con* c) { return reinterpret_cast<Con*>(c); }
@@ -271,7 +273,7 @@ Cm* Kernel::connect(void* core_server, const std::vector<std::uint8_t>& priv,
     if (ib_state(ib_dev) == IbState::Gone) violation("a connection request on an unregistered device");
     // The IB core told our client of the device before rdma_cm could hand
     // up a request on it.
-    if (!told.count(ib_dev)) add_ib_dev(ib_dev);
+    if (!told.count(ib_dev) && ib_state(ib_dev) == IbState::Registered) add_ib_dev(ib_dev);
     Cm* c = cm.get();
     cms.push_back(std::move(cm));
     c->in_handler = true;
@@ -450,7 +452,8 @@ void rtrs_env_lock_acquire(rtrs_env_lock* lock) {
         k().violation(std::string("lock taken twice (deadlock): ") + fake::kind_name(l->kind));
         return;
     }
-    if (l->kind != RTRS_ENV_LOCK_PATH_IO) fake::might_sleep("taking a mutex");
+    if (l->kind != RTRS_ENV_LOCK_PATH_IO && l->kind != RTRS_ENV_LOCK_CON_IO)
+        fake::might_sleep("taking a mutex");
     for (const fake::Lock* h : k().held) {
         bool bad = l->kind == RTRS_ENV_LOCK_SESSION_EV
                        ? true
@@ -741,7 +744,7 @@ void rtrs_env_cm_reject(rtrs_env_cm* cm, const void* priv, unsigned int len) {
 }
 
 rtrs_env_con* rtrs_env_con_create(rtrs_env_cm* cm, rtrs_env_dev* dev,
-                                  const rtrs_env_con_sizes* sizes, rtrs_env_lock*, void* core_con) {
+                                  const rtrs_env_con_sizes* sizes, rtrs_env_lock* lock, void* core_con) {
     fake::might_sleep("creating a QP");
     fake::on_device(reinterpret_cast<fake::Dev*>(dev), "a QP created");
     if (k().fail_here("con_create")) return nullptr;
@@ -760,6 +763,9 @@ rtrs_env_con* rtrs_env_con_create(rtrs_env_cm* cm, rtrs_env_dev* dev,
     con->dev = reinterpret_cast<fake::Dev*>(dev);
     con->sizes = *sizes;
     con->core = core_con;
+    con->lock = reinterpret_cast<fake::Lock*>(lock);
+    if (!con->lock || con->lock->kind != RTRS_ENV_LOCK_CON_IO)
+        k().violation("a connection made without its own CON_IO lock");
     auto* p = con.get();
     c->con = p;
     k().cons.push_back(std::move(con));
@@ -832,7 +838,7 @@ void rtrs_env_con_destroy(rtrs_env_con* con) {
 
 int rtrs_env_post_send(rtrs_env_con* con, const rtrs_env_wr* wrs, unsigned int n) {
     auto* c = fake::con_of(con);
-    if (!k().holds(RTRS_ENV_LOCK_PATH_IO)) k().violation("a post without the io lock");
+    if (!c->lock || !c->lock->held) k().violation("a post without the connection's lock");
     if (c->drained) k().violation("a post on a drained connection");
     if (c->destroyed || c->qp_destroyed) k().violation("a post on a destroyed connection");
     if (n == 0 || n > RTRS_ENV_MAX_CHAIN) k().violation("a post of a bad chain length");
@@ -903,7 +909,8 @@ int rtrs_env_post_local_inv(rtrs_env_con* con, std::uint32_t rkey, rtrs_core_cqe
 }
 
 int rtrs_env_post_recv_imm(rtrs_env_con* con, rtrs_core_cqe* cqe) {
-    if (!k().holds(RTRS_ENV_LOCK_PATH_IO)) k().violation("a receive for an immediate without the io lock");
+    if (!fake::con_of(con)->lock || !fake::con_of(con)->lock->held)
+        k().violation("a receive for an immediate without the connection's lock");
     return rtrs_env_post_recv(con, nullptr, cqe, 1);
 }
 

@@ -92,6 +92,7 @@ struct Con {
     Cm* cm;
     Dev* dev;
     rtrs_env_con_sizes sizes;
+    Lock* lock = nullptr;  // held around every post on it (CON_IO)
     void* core;
     std::deque<PostedSend> sends;  // posted, not yet completed
     std::deque<PostedRecv> recvs;

@@ -19,11 +19,13 @@
 #   INSN_OUT        output folder [RTRS_BUILD_DIR/bench/insn-KVER-DATE]
 #   RTRS_BUILD_DIR  build folder with module/KVER and peers/KVER [./build]
 #   BENCH_NO_BUILD  1: take the module and peers already built [unset]
+#   INSN_ROOT       a release's root to build in and boot from (sid, with
+#                   KVER=7.2: Debian's 7.2 kernel) [unset: the host's]
 set -euo pipefail
 # shellcheck source=tools/bench/insn/setup.sh
 . "$(dirname "$0")/setup.sh" insn
 echo "insn: $kver, servers: $servers, always_invalidate: $invals, cases: $cases; results in $out"
-tools/vm/run-guest --kver "$kver" --smp 1 --out "$out/vm" --timeout "${INSN_TIMEOUT:-1500}" \
+tools/vm/run-guest --kver "$kver" "${guest_root[@]}" --smp 1 --out "$out/vm" --timeout "${INSN_TIMEOUT:-1500}" \
 	--qemu-arg -plugin --qemu-arg "$build/insn/insn-count.so,out=$out/dumps" \
 	-- "$top/tools/bench/insn/insn-guest.sh" "$build/module/$kver" "$build/peers/$kver" "$out/vm/insn" \
 	"$build/insn/insn-mark" "$servers" "$invals" "$cases" "${IOS_QD1:-2000}" "${IOS_QD32:-4000}" >"$out/run-guest.log" 2>&1 ||

@@ -14,9 +14,20 @@ build=$(realpath -m "${RTRS_BUILD_DIR:-$top/build}")
 servers=${SERVERS:-ours upstream}
 invals=${INVALS:-Y N}
 cases=${CASES:-randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd1 randwrite-4k-qd32}
+# INSN_ROOT: a release's root (tools/roots/make-root.sh, e.g. sid for
+# 7.2) to build in and boot from; KVER is then the series (7.2).
+insn_root=${INSN_ROOT:-}
+inroot=()
+guest_root=()
+if [ -n "$insn_root" ]; then
+	roots=${RTRS_ROOTS_DIR:-$HOME/.cache/rtrs-roots}
+	inroot=(tools/roots/in-root.sh "$insn_root" --bind "$top" --bind "$build" --)
+	guest_root=(--root "$roots/$insn_root" --bind "$top" --bind "$build")
+fi
 if [ "${BENCH_NO_BUILD:-}" != 1 ]; then
-	tools/build-module.sh "$kver" "$build/module/$kver" >/dev/null
-	tools/upstream/build-peers.sh --rnbd-server-against "$build/module/$kver" "$kver" "$build/peers/$kver" >/dev/null
+	"${inroot[@]}" tools/build-module.sh "$kver" "$build/module/$kver" >/dev/null
+	"${inroot[@]}" tools/upstream/build-peers.sh --rnbd-server-against "$build/module/$kver" "$kver" \
+		"$build/peers/$kver" >/dev/null
 fi
 tools/bench/insn/build.sh "$build/insn"
 out=${INSN_OUT:-$build/bench/$insn_kind-$kver-$(date +%Y%m%d-%H%M%S)}
