@@ -84,14 +84,15 @@ void Device::release_ref() {
 rt::Result<void> Module::add_device(void* ib_dev) {
     Device* d = new (rt::Gfp::kernel) Device(ib_dev);
     if (!d) return rt::err(rt::errc::nomem);
-    d->removal = rtrs_env_waiter_new();
-    if (!d->removal) {
+    rtrs_env_waiter* removal = rtrs_env_waiter_new();
+    if (!removal) {
         rt::destroy(d);
         return rt::err(rt::errc::nomem);
     }
     Device* old = nullptr;
     {
         Guard g(lock_);
+        d->removal = removal;
         for (Device& o : devices_)
             if (o.ib_dev() == ib_dev) old = &o;
         if (old && (!old->removing || old->users_)) {
