@@ -135,7 +135,12 @@ void rtrs_env_lock_free(struct rtrs_env_lock *l)
 	kfree(l);
 }
 
+/*
+ * The core takes and drops these; for sparse each call holds or lets go of
+ * one lock, whichever its kind (a mutex has no annotation of its own).
+ */
 void rtrs_env_lock_acquire(struct rtrs_env_lock *l)
+	__acquires(l)
 {
 	unsigned long flags;
 
@@ -144,15 +149,19 @@ void rtrs_env_lock_acquire(struct rtrs_env_lock *l)
 		l->flags = flags;
 	} else {
 		mutex_lock(&l->mutex);
+		__acquire(l);
 	}
 }
 
 void rtrs_env_lock_release(struct rtrs_env_lock *l)
+	__releases(l)
 {
-	if (l->kind == RTRS_ENV_LOCK_PATH_IO)
+	if (l->kind == RTRS_ENV_LOCK_PATH_IO) {
 		spin_unlock_irqrestore(&l->spin, l->flags);
-	else
+	} else {
+		__release(l);
 		mutex_unlock(&l->mutex);
+	}
 }
 
 #ifdef CONFIG_LOCKDEP

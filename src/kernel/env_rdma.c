@@ -459,6 +459,7 @@ union rtrs_glue_wr {
 };
 
 RTRS_INJECTABLE_FN int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, unsigned int n)
+	__must_hold(con->io_lock)
 {
 	union rtrs_glue_wr chain[RTRS_ENV_MAX_CHAIN] RTRS_GLUE_NOINIT;
 	struct ib_sge sge[RTRS_ENV_MAX_CHAIN] RTRS_GLUE_NOINIT;
@@ -543,6 +544,7 @@ static inline const struct ib_recv_wr **rtrs_glue_bad_recv(struct rtrs_env_con *
 }
 
 RTRS_INJECTABLE_FN int rtrs_env_post_resp(struct rtrs_env_con *con, const struct rtrs_env_resp *r)
+	__must_hold(con->io_lock)
 {
 	struct rtrs_glue_io_wrs *io = &con->io;
 	struct ib_cqe *cqe = rtrs_glue_cqe(r->cqe);
@@ -595,6 +597,7 @@ RTRS_INJECTABLE(rtrs_env_post_resp, ERRNO);
 
 RTRS_INJECTABLE_FN int rtrs_env_post_local_inv(struct rtrs_env_con *con, u32 rkey,
 					       struct rtrs_core_cqe *cqe)
+	__must_hold(con->io_lock)
 {
 	struct ib_send_wr *wr = &con->io.local_inv;
 
@@ -606,6 +609,7 @@ RTRS_INJECTABLE_FN int rtrs_env_post_local_inv(struct rtrs_env_con *con, u32 rke
 RTRS_INJECTABLE(rtrs_env_post_local_inv, ERRNO);
 
 RTRS_INJECTABLE_FN int rtrs_env_post_recv_imm(struct rtrs_env_con *con, struct rtrs_core_cqe *cqe)
+	__must_hold(con->io_lock)
 {
 	rtrs_glue_assert_held(con->io_lock);
 	con->io.recv.wr_cqe = rtrs_glue_cqe(cqe);
