@@ -90,8 +90,8 @@ void rtrs_env_warn(const char *what)
 struct rtrs_env_lock {
 	enum rtrs_env_lock_kind kind;
 	union {
-		struct mutex mutex;
-		spinlock_t spin;
+		struct mutex mutex;	/* every kind but PATH_IO */
+		spinlock_t spin;	/* PATH_IO */
 	};
 	unsigned long flags;	/* PATH_IO: the interrupt state, while held */
 };
