@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The module's build as a reviewer makes it, on one kernel (run it in the
+# kernel's release root: tools/roots/in-root.sh; see doc/testing.md):
+#
+#   module-lint.sh w1 KVER OUTDIR      the test variant built with W=1
+#                                      (Kbuild's extra warnings; on 5.16 and
+#                                      later also kernel-doc on the C files),
+#                                      and with -fstack-usage and
+#                                      -fcallgraph-info=su for stack.py
+#   module-lint.sh sparse KVER OUTDIR  sparse on every C file (C=2) of the
+#                                      same build, against that kernel's
+#                                      headers, with its own checker flags
+#
+# Both are tools/build-module.sh with Kbuild's variables in the environment
+# (in-root.sh clears the caller's), and it fails on any warning in the
+# build's output: a compiler's or objtool's, or sparse's. The sparse run
+# makes the same build again (the same flags, so nothing is compiled when
+# w1 ran first in OUTDIR) with C=2, which checks every C file whether it
+# was rebuilt or not; C++ files are not C and are not checked by sparse.
+set -eu
+[ $# -eq 3 ] || { echo "usage: $0 w1|sparse KVER OUTDIR" >&2; exit 2; }
+mode=$1 kver=$2 out=$3
+top=$(cd "$(dirname "$0")/../.." && pwd)
+KBUILD_EXTRA_WARN=1
+KCFLAGS="-fstack-usage -fcallgraph-info=su"
+export KBUILD_EXTRA_WARN KCFLAGS
+case $mode in
+w1) ;;
+sparse)
+	command -v sparse >/dev/null ||
+		{ echo "FAIL: sparse is not installed here (tools/install-deps.sh; the roots' recipe)" >&2; exit 1; }
+	echo "sparse: $(sparse --version 2>&1 | head -n 1)"
+	KBUILD_CHECKSRC=2
+	export KBUILD_CHECKSRC ;;
+*) echo "usage: $0 w1|sparse KVER OUTDIR" >&2; exit 2 ;;
+esac
+"$top/tools/build-module.sh" "$kver" "$out"
+if [ "$mode" = sparse ]; then
+	# Each C file is checked: one CHECK line for each in the log.
+	n=$(grep -c '^ *CHECK ' "$out/build.log" || true)
+	want=$(cd "$top" && ls src/kernel/*.c src/null/*.c | wc -l)
+	if [ "$n" -lt "$want" ]; then
+		echo "FAIL: sparse checked $n files, not the $want C files of src/kernel and src/null" >&2
+		exit 1
+	fi
+	echo "ok: sparse checked $n C files, no warning"
+fi
