@@ -21,9 +21,10 @@ exec 9>"$cache/.linux-source-$series.lock"
 flock 9
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	rm -rf "$dir"
-	# scripts/, and tools/lib (newer kernels keep kernel-doc's Python there)
+	# scripts/, and tools/ (7.x's kernel-doc is tools/docs/kernel-doc, with
+	# its Python in tools/lib/python)
 	tar -xJf "$tarball" -C "$cache" --wildcards "linux-source-$series/scripts/*" \
-		"linux-source-$series/tools/lib/*" >&2
+		"linux-source-$series/tools/*" >&2
 	echo "$want" >"$stamp"
 fi
 echo "$dir/scripts"
