@@ -105,7 +105,11 @@ def main():
             for line in f:
                 loc, size, qual = line.rstrip("\n").split("\t")
                 m = re.match(r"^(.*?):(\d+):(\d+):(.*)$", loc)
-                where = f"{os.path.relpath(m.group(1), a.build)}:{m.group(2)}"
+                # (absolute up to 6.12; 7.x's Kbuild names them from the build folder)
+                path = m.group(1)
+                if os.path.isabs(path):
+                    path = os.path.relpath(path, a.build)
+                where = f"{path}:{m.group(2)}"
                 frames.append((int(size), qual, where, m.group(4)))
     frames.sort(key=lambda x: (-x[0], x[2]))
     print(f"== stack frames of the module's {len(frames)} functions, largest first "
