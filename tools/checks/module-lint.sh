@@ -4,8 +4,9 @@
 # kernel's release root: tools/roots/in-root.sh; see doc/testing.md):
 #
 #   module-lint.sh w1 KVER OUTDIR      the test variant built with W=1
-#                                      (Kbuild's extra warnings; on 5.16 and
-#                                      later also kernel-doc on the C files),
+#                                      (Kbuild's extra warnings, and up to
+#                                      6.12 kernel-doc on the C files: 7.x
+#                                      skips it for external modules),
 #                                      and with -fstack-usage and
 #                                      -fcallgraph-info=su for stack.py
 #   module-lint.sh sparse KVER OUTDIR  sparse on every C file (C=2) of the
