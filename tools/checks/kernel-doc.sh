@@ -38,4 +38,5 @@ for name in $declared; do
 done
 [ "$n" -ge 9 ] || { echo "FAIL: found only $n declarations in $header: the pattern is stale" >&2; fail=1; }
 [ $fail -eq 0 ] || exit 1
+# shellcheck disable=SC2086 # one word a name
 echo "ok: kernel-doc ($series): $header clean, all $n documented:" $declared
