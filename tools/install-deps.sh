@@ -7,7 +7,7 @@
 # rdma-core and GoogleTest, DKMS and Debian's packaging tools (the package
 # test), Prometheus' promtool (checks `rtrs-srv metrics`), groff (the man
 # page check), trace-cmd, perf and bpftrace (read the trace events in the
-# guest). The tests fail, not skip, when one of these is missing. Safe to
+# guest), sparse and clang-tidy (a reviewer's checks: tools/checks). The tests fail, not skip, when one of these is missing. Safe to
 # run again. With --demo, only what the main job (tools/demo.sh) needs;
 # with --debug-kernel, only what tools/debug-kernel/build.sh needs.
 set -eu
@@ -31,6 +31,7 @@ packages="$demo
 	fio dmsetup perftest python3-matplotlib
 	googletest libgtest-dev libgmock-dev
 	clang libclang-rt-14-dev
+	sparse clang-tidy
 	dkms dh-dkms debhelper dpkg-dev lintian python3
 	prometheus trace-cmd bpftrace linux-perf groff-base
 "

@@ -88,11 +88,21 @@ cd "$build"
 # the slots left.
 t0=$SECONDS
 rc=0
+rm -f "$build"/checks/stack-*.txt
 ctest -j4 --output-on-failure --no-tests=error --output-junit "$build/ctest-junit.xml" "$@" |
 	tee "$build/ctest.log" || rc=$?
 echo
 echo "== step times"
 python3 "$top/tools/test-times.py" "$build" "$build/ctest-junit.xml" $((SECONDS - t0)) || true
+echo
+# The module's stack on each kernel (check.stack.*, tools/checks/stack.py;
+# every function's frame: build/checks/frames-SERIES.txt).
+for f in "$build"/checks/stack-*.txt; do
+	[ -f "$f" ] || continue
+	k=${f##*/stack-}
+	echo "== stack on ${k%.txt}"
+	cat "$f"
+done
 echo
 grep -E '^[0-9]+% tests passed' "$build/ctest.log" | tail -n 1
 exit $rc

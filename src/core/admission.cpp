@@ -239,7 +239,6 @@ bool parse_ipv6(Word w, rt::u8* out) {
             if (j != w.n || groups > 6 || !parse_ipv4(Word{w.s + i, j - i}, v4)) return false;
             read[groups++] = static_cast<rt::u16>(v4[0] << 8 | v4[1]);
             read[groups++] = static_cast<rt::u16>(v4[2] << 8 | v4[3]);
-            i = j;
             break;
         }
         if (j == i || j - i > 4 || groups == 8) return false;

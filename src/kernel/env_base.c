@@ -90,8 +90,8 @@ void rtrs_env_warn(const char *what)
 struct rtrs_env_lock {
 	enum rtrs_env_lock_kind kind;
 	union {
-		struct mutex mutex;
-		spinlock_t spin;
+		struct mutex mutex;	/* every kind but PATH_IO and CON_IO */
+		spinlock_t spin;	/* PATH_IO, CON_IO */
 	};
 	unsigned long flags;	/* PATH_IO, CON_IO: the interrupt state, while held */
 	bool spins;		/* PATH_IO, CON_IO: the spinlock (one test a call) */
@@ -144,7 +144,12 @@ void rtrs_env_lock_free(struct rtrs_env_lock *l)
 	kfree(l);
 }
 
+/*
+ * The core takes and drops these; for sparse each call holds or lets go of
+ * one lock, whichever its kind (a mutex has no annotation of its own).
+ */
 void rtrs_env_lock_acquire(struct rtrs_env_lock *l)
+	__acquires(l)
 {
 	unsigned long flags;
 
@@ -153,15 +158,19 @@ void rtrs_env_lock_acquire(struct rtrs_env_lock *l)
 		l->flags = flags;
 	} else {
 		mutex_lock(&l->mutex);
+		__acquire(l);
 	}
 }
 
 void rtrs_env_lock_release(struct rtrs_env_lock *l)
+	__releases(l)
 {
-	if (l->spins)
+	if (l->spins) {
 		spin_unlock_irqrestore(&l->spin, l->flags);
-	else
+	} else {
+		__release(l);
 		mutex_unlock(&l->mutex);
+	}
 }
 
 #ifdef CONFIG_LOCKDEP

@@ -151,7 +151,8 @@ void rtrs_glue_debugfs_init(void)
 	rtrs_glue_debugfs_root = IS_ERR_OR_NULL(d) ? NULL : d;
 	/* What the module holds: rtrs_glue_held_show(). */
 	if (rtrs_glue_debugfs_root)
-		debugfs_create_file("held", 0400, rtrs_glue_debugfs_root, NULL, &rtrs_glue_held_fops);
+		debugfs_create_file("held", 0400, rtrs_glue_debugfs_root, NULL,
+				    &rtrs_glue_held_fops);
 }
 
 void rtrs_glue_debugfs_exit(void)

@@ -68,9 +68,11 @@ struct rtrs_env_con {
 	struct rtrs_env_lock *io_lock;
 	void *core;
 	struct rtrs_glue_io_wrs io;
-	/* Where ib_post_send()/ib_post_recv() of the I/O path say which work
+	/*
+	 * Where ib_post_send()/ib_post_recv() of the I/O path say which work
 	 * request failed (unread: an address off the stack spares each post a
-	 * stack canary). */
+	 * stack canary).
+	 */
 	const struct ib_send_wr *bad_send;
 	const struct ib_recv_wr *bad_recv;
 };
@@ -87,7 +89,8 @@ static struct rdma_cm_id *to_cm_id(struct rtrs_env_cm *cm)
 
 /* --- devices -------------------------------------------------------------------- */
 
-RTRS_INJECTABLE_FN struct rtrs_env_dev *rtrs_env_dev_open(void *ib_dev, struct rtrs_env_dev_attrs *attrs)
+RTRS_INJECTABLE_FN struct rtrs_env_dev *rtrs_env_dev_open(void *ib_dev,
+							  struct rtrs_env_dev_attrs *attrs)
 {
 	struct ib_device *ibd = ib_dev;
 	struct rtrs_env_dev *dev;
@@ -134,7 +137,8 @@ static enum dma_data_direction rtrs_glue_dir(enum rtrs_env_dma_dir dir)
 }
 
 /* One mapping per chunk, so that a sync of a chunk is a sync of a mapping. */
-RTRS_INJECTABLE_FN __UINT64_TYPE__ rtrs_env_dma_map_chunk(struct rtrs_env_dev *dev, void *chunk, u32 size)
+RTRS_INJECTABLE_FN __UINT64_TYPE__ rtrs_env_dma_map_chunk(struct rtrs_env_dev *dev, void *chunk,
+							  u32 size)
 {
 	u64 dma = ib_dma_map_page(dev->ib_dev, virt_to_page(chunk), 0, size, DMA_BIDIRECTIONAL);
 
@@ -157,8 +161,8 @@ void rtrs_env_dma_sync_for_device(struct rtrs_env_dev *dev, __UINT64_TYPE__ dma,
 	ib_dma_sync_single_for_device(dev->ib_dev, dma, len, DMA_BIDIRECTIONAL);
 }
 
-RTRS_INJECTABLE_FN int rtrs_env_buf_alloc(struct rtrs_env_dev *dev, u32 len, enum rtrs_env_dma_dir dir,
-					  struct rtrs_env_buf *buf)
+RTRS_INJECTABLE_FN int rtrs_env_buf_alloc(struct rtrs_env_dev *dev, u32 len,
+					  enum rtrs_env_dma_dir dir, struct rtrs_env_buf *buf)
 {
 	void *cpu = kzalloc(len, GFP_KERNEL);
 	u64 dma;
@@ -201,7 +205,8 @@ struct rtrs_env_mr {
 	struct ib_mr *mr;
 };
 
-RTRS_INJECTABLE_FN struct rtrs_env_mr *rtrs_env_mr_alloc(struct rtrs_env_dev *dev, const __UINT64_TYPE__ *dma, unsigned int n,
+RTRS_INJECTABLE_FN struct rtrs_env_mr *rtrs_env_mr_alloc(struct rtrs_env_dev *dev,
+							 const __UINT64_TYPE__ *dma, unsigned int n,
 							 u32 size, struct rtrs_env_mr_info *info)
 {
 	struct rtrs_env_mr *m;
@@ -256,7 +261,8 @@ u32 rtrs_env_mr_next_rkey(struct rtrs_env_mr *m)
 
 /* --- connection requests ---------------------------------------------------------- */
 
-RTRS_INJECTABLE_FN int rtrs_env_cm_accept(struct rtrs_env_cm *cm, const void *priv, unsigned int len)
+RTRS_INJECTABLE_FN int rtrs_env_cm_accept(struct rtrs_env_cm *cm, const void *priv,
+					  unsigned int len)
 {
 	struct rdma_conn_param param = {
 		.rnr_retry_count = 7,
@@ -359,9 +365,10 @@ static void rtrs_glue_io_wrs_init(struct rtrs_glue_io_wrs *io, u32 lkey)
 }
 
 /* The sizes are the core's, ib_drain_qp()'s own work requests included. */
-RTRS_INJECTABLE_FN struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *cm, struct rtrs_env_dev *dev,
-							    const struct rtrs_env_con_sizes *sizes,
-							    struct rtrs_env_lock *io_lock, void *core_con)
+RTRS_INJECTABLE_FN struct rtrs_env_con *
+rtrs_env_con_create(struct rtrs_env_cm *cm, struct rtrs_env_dev *dev,
+		    const struct rtrs_env_con_sizes *sizes, struct rtrs_env_lock *io_lock,
+		    void *core_con)
 {
 	struct rdma_cm_id *cm_id = to_cm_id(cm);
 	struct ib_qp_init_attr qp = {};
@@ -396,7 +403,8 @@ RTRS_INJECTABLE_FN struct rtrs_env_con *rtrs_env_con_create(struct rtrs_env_cm *
 	qp.qp_type = IB_QPT_RC;
 	err = rdma_create_qp(cm_id, dev->pd, &qp);
 	if (err) {
-		pr_err("cannot create a QP of %u+%u: %d\n", qp.cap.max_send_wr, qp.cap.max_recv_wr, err);
+		pr_err("cannot create a QP of %u+%u: %d\n", qp.cap.max_send_wr,
+		       qp.cap.max_recv_wr, err);
 		goto free_cq;
 	}
 	con->qp = cm_id->qp;
@@ -462,7 +470,9 @@ union rtrs_glue_wr {
 	struct ib_reg_wr reg;
 };
 
-RTRS_INJECTABLE_FN int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs, unsigned int n)
+RTRS_INJECTABLE_FN int rtrs_env_post_send(struct rtrs_env_con *con, const struct rtrs_env_wr *wrs,
+					  unsigned int n)
+	__must_hold(con->io_lock)
 {
 	union rtrs_glue_wr chain[RTRS_ENV_MAX_CHAIN] RTRS_GLUE_NOINIT;
 	struct ib_sge sge[RTRS_ENV_MAX_CHAIN] RTRS_GLUE_NOINIT;
@@ -547,6 +557,7 @@ static inline const struct ib_recv_wr **rtrs_glue_bad_recv(struct rtrs_env_con *
 }
 
 RTRS_INJECTABLE_FN int rtrs_env_post_resp(struct rtrs_env_con *con, const struct rtrs_env_resp *r)
+	__must_hold(con->io_lock)
 {
 	struct rtrs_glue_io_wrs *io = &con->io;
 	struct ib_cqe *cqe = rtrs_glue_cqe(r->cqe);
@@ -599,6 +610,7 @@ RTRS_INJECTABLE(rtrs_env_post_resp, ERRNO);
 
 RTRS_INJECTABLE_FN int rtrs_env_post_local_inv(struct rtrs_env_con *con, u32 rkey,
 					       struct rtrs_core_cqe *cqe)
+	__must_hold(con->io_lock)
 {
 	struct ib_send_wr *wr = &con->io.local_inv;
 
@@ -610,6 +622,7 @@ RTRS_INJECTABLE_FN int rtrs_env_post_local_inv(struct rtrs_env_con *con, u32 rke
 RTRS_INJECTABLE(rtrs_env_post_local_inv, ERRNO);
 
 RTRS_INJECTABLE_FN int rtrs_env_post_recv_imm(struct rtrs_env_con *con, struct rtrs_core_cqe *cqe)
+	__must_hold(con->io_lock)
 {
 	rtrs_glue_assert_held(con->io_lock);
 	con->io.recv.wr_cqe = rtrs_glue_cqe(cqe);
@@ -716,8 +729,9 @@ static int rtrs_glue_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-static struct rdma_cm_id *rtrs_glue_listen_one(struct rtrs_env_listener *l, struct sockaddr *addr,
-						enum rdma_ucm_port_space ps, const char *what, u16 port)
+static struct rdma_cm_id *rtrs_glue_listen_one(struct rtrs_env_listener *l,
+					       struct sockaddr *addr, enum rdma_ucm_port_space ps,
+					       const char *what, u16 port)
 {
 	struct rdma_cm_id *id;
 	int err;

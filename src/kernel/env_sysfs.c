@@ -150,6 +150,7 @@ static ssize_t name##_show(struct kobject *kobj, struct kobj_attribute *a, char 
 {											\
 	return rtrs_glue_show(rtrs_glue_path_of(kobj), attr, buf);			\
 }
+
 RTRS_GLUE_SHOW(hca_name, RTRS_CORE_ATTR_HCA_NAME)
 RTRS_GLUE_SHOW(hca_port, RTRS_CORE_ATTR_HCA_PORT)
 RTRS_GLUE_SHOW(src_addr, RTRS_CORE_ATTR_SRC_ADDR)
@@ -220,8 +221,8 @@ static struct kobj_type rtrs_glue_stats_ktype = {
 	.default_groups = rtrs_glue_stats_groups,
 };
 
-RTRS_INJECTABLE_FN int rtrs_env_sysfs_path_add(struct rtrs_env_sysfs_sess *s, const char *name, void *core_path,
-					       struct rtrs_env_sysfs_path **out)
+RTRS_INJECTABLE_FN int rtrs_env_sysfs_path_add(struct rtrs_env_sysfs_sess *s, const char *name,
+					       void *core_path, struct rtrs_env_sysfs_path **out)
 {
 	struct rtrs_env_sysfs_path *p;
 	struct rtrs_glue_stats *st;

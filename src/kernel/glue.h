@@ -66,9 +66,12 @@ struct rtrs_glue_held {
 	atomic64_t mrs;		/* memory regions of the chunks */
 	atomic64_t cons;	/* connections: a QP and a CQ each */
 };
+
 extern struct rtrs_glue_held rtrs_glue_held;
-/* env_debugfs.c: the counts above and the core's (sessions, paths), as
- * "name value" lines. */
+/*
+ * env_debugfs.c: the counts above and the core's (sessions, paths), as
+ * "name value" lines.
+ */
 int rtrs_glue_held_show(char *buf, size_t cap);
 
 /*

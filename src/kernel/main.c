@@ -56,7 +56,7 @@ MODULE_PARM_DESC(signal_interval,
 		 "One I/O response in N asks for a completion, which is also one sample of the transport latency histogram; 1: every response (default 0: 512)");
 
 /* The core spells errno values out; they must be the kernel's. */
-#define RTRS_CHECK_ERRNO(macro, name, value) static_assert(macro == value, #macro);
+#define RTRS_CHECK_ERRNO(macro, name, value) static_assert((macro) == (value), #macro);
 RT_ERRNO_LIST(RTRS_CHECK_ERRNO)
 static_assert(RTRS_CORE_LINK_CONNECTED == RTRS_SRV_LINK_EV_CONNECTED);
 static_assert(RTRS_CORE_LINK_DISCONNECTED == RTRS_SRV_LINK_EV_DISCONNECTED);
@@ -230,8 +230,8 @@ static bool rtrs_srv_report_held(void)
 	__UINT64_TYPE__ s, p;
 
 	rtrs_core_held(&s, &p);
-	if (!s && !p && !atomic64_read(&rtrs_glue_held.cons) && !atomic64_read(&rtrs_glue_held.mrs) &&
-	    !atomic64_read(&rtrs_glue_held.chunk_pages))
+	if (!s && !p && !atomic64_read(&rtrs_glue_held.cons) &&
+	    !atomic64_read(&rtrs_glue_held.mrs) && !atomic64_read(&rtrs_glue_held.chunk_pages))
 		return false;
 	rtrs_glue_held_show(held, sizeof(held));
 	strreplace(held, '\n', ' ');

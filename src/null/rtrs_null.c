@@ -40,6 +40,7 @@ struct rtrs_null_late {
 	struct delayed_work dw;
 	struct rtrs_srv_op *id;
 };
+
 static struct workqueue_struct *rtrs_null_wq;
 
 static void rtrs_null_answer_late(struct work_struct *w)
@@ -111,7 +112,8 @@ static int rtrs_null_rdma_ev(void *priv, struct rtrs_srv_op *id, void *data,
 		if (late) {
 			late->id = id;
 			INIT_DELAYED_WORK(&late->dw, rtrs_null_answer_late);
-			queue_delayed_work(rtrs_null_wq, &late->dw, msecs_to_jiffies(answer_delay_ms));
+			queue_delayed_work(rtrs_null_wq, &late->dw,
+					   msecs_to_jiffies(answer_delay_ms));
 			return 0;
 		}
 	}

@@ -36,10 +36,11 @@ public:
 
     // ENOMEM, or EINVAL when n objects would not fit in memory at all.
     static Result<Array> make(Gfp gfp, usize n) {
-        if (n > ~usize{0} / sizeof(T)) return err(errc::inval);
+        // (T may be a pointer: clang-tidy's sizeof check takes that for a slip)
+        if (n > ~usize{0} / sizeof(T)) return err(errc::inval);  // NOLINT(bugprone-sizeof-expression)
         Array a;
         if (n == 0) return a;
-        void* mem = rtrs_env_alloc(n * sizeof(T), static_cast<unsigned>(gfp));
+        void* mem = rtrs_env_alloc(n * sizeof(T), static_cast<unsigned>(gfp));  // NOLINT(bugprone-sizeof-expression)
         if (!mem) return err(errc::nomem);
         a.p_ = static_cast<T*>(mem);
         for (usize i = 0; i < n; ++i) new (in_place, a.p_ + i) T();

@@ -4,10 +4,13 @@
 
 #include "rt/env.h"
 
-extern "C" void __cxa_pure_virtual();
+// (the ABI's name: reserved to the implementation, which here is us)
+extern "C" void __cxa_pure_virtual();  // NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
 extern "C" void __cxa_pure_virtual() { rtrs_env_warn("pure virtual function called"); }
 
 // A class with a virtual destructor gets a deleting destructor that refers to
 // these even if it is never called; objects are freed by rt::destroy().
-void operator delete(void* p) noexcept { rtrs_env_free(p); }
+// (The global operator new is deleted, rt/enforce.h: rt/alloc.h's takes a
+// gfp argument.)
+void operator delete(void* p) noexcept { rtrs_env_free(p); }  // NOLINT(cert-dcl54-cpp)
 void operator delete(void* p, __SIZE_TYPE__) noexcept { rtrs_env_free(p); }

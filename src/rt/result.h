@@ -29,7 +29,8 @@ public:
         }
         // value() on an error yields this: an all-zero T, which for every
         // type the core keeps in a Result is its empty state (null, 0).
-        __builtin_memset(static_cast<void*>(&value_), 0, sizeof(T));
+        // (T may be a pointer: clang-tidy's sizeof check takes that for a slip)
+        __builtin_memset(static_cast<void*>(&value_), 0, sizeof(T));  // NOLINT(bugprone-sizeof-expression)
     }
     Result(Result&& other) : ok_(other.ok_), code_(other.code_) {
         if (ok_) new (in_place, &value_) T(move(other.value_));

@@ -27,14 +27,15 @@ mirror=${RTRS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # pull its compiler and kbuild), the peers' sources, the userspace build
 # (rtrs-client, the ABI suite, rtrs-srv), what the guest suites call, and
 # what builds our Debian packages and installs them with DKMS (the package
-# test; dh_dkms is in dkms itself up to bullseye).
+# test; dh_dkms is in dkms itself up to bullseye), and sparse (the module's
+# C files against the release's headers: tools/checks/module-lint.sh).
 dh_dkms=dh-dkms
 [ "$release" = bullseye ] && dh_dkms=
 packages="linux-image-amd64 linux-headers-amd64 linux-source-$series
 	build-essential gcc g++ make cmake pkg-config libc6-dev kmod xz-utils dwarves
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev
 	libgtest-dev iproute2 procps util-linux fio dmsetup python3
-	dkms debhelper dpkg-dev $dh_dkms"
+	dkms debhelper dpkg-dev $dh_dkms sparse"
 # What the root is made of: a root made by another recipe is made again.
 # Bump recipe_version when the mmdebstrap command below changes.
 recipe_version=2
