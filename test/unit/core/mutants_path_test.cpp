@@ -127,3 +127,46 @@ TEST(MutantsPath, AnAddressIsIpv4MappedOnlyWithFiveZeroGroups) {
     core::format_addr(a, buf, sizeof(buf));
     EXPECT_STREQ(buf, "ip:::ffff:10.77.0.2");
 }
+
+// The info response of a path with more registrations than connection 0's
+// send queue holds goes out in parts: each part's completion posts the
+// next, until the response itself is sent.
+TEST(MutantsPath, AnInfoResponseLargerThanTheSendQueueGoesOutAsRoomComes) {
+    h::Opts o;
+    o.queue_depth = 4096;  // always_invalidate: a registration per chunk
+    o.chunk_size = 8192;
+    h::Fixture f(o);
+    // Connection 0 (513 receives and the drain's) gets a send queue of 300.
+    k().dev_attrs.max_cqe = 514 + 300;
+    auto c = h::client(174, 1);  // the service connection alone
+    ASSERT_TRUE(f.connect_all(c));
+    EXPECT_EQ(c.con(0)->sizes.max_send_wr, 300u);
+    ASSERT_TRUE(f.send_info(c, "parts"));
+    ASSERT_TRUE(f.finish_join(c)) << "the response went out";
+    EXPECT_EQ(c.descs.size(), 4096u);
+    EXPECT_GE(c.con(0)->total_sends, 4097u);
+    EXPECT_TRUE(f.finish());
+}
+
+// The smallest send queue a connection works with holds one chain of
+// registrations (RTRS_ENV_MAX_CHAIN) and one more, and the drain's work
+// request: a device whose CQs leave exactly that is used, one less not.
+TEST(MutantsPath, TheSmallestSendQueueThatWorksIsAccepted) {
+    for (std::uint32_t less : {0u, 1u}) {
+        SCOPED_TRACE(less);
+        h::Fixture f;
+        // Connection 0: 513 receives and the drain's; the rest of the CQ
+        // is the send queue.
+        k().dev_attrs.max_cqe = 514 + RTRS_ENV_MAX_CHAIN + 1 + 1 - less;
+        auto c = h::client(175, 1);
+        const int ret = f.connect(c, 0);
+        if (less) {
+            EXPECT_NE(ret, 0);
+            EXPECT_EQ(count_logs("the device's queues are too small for a connection"), 1);
+        } else {
+            EXPECT_EQ(ret, 0);
+        }
+        k().run();
+        EXPECT_TRUE(f.finish());
+    }
+}
