@@ -41,6 +41,7 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORE = "src/core"
 EQUIV = os.path.join(TOP, "tools", "mutants", "equivalent.txt")
+KILLED = os.path.join(TOP, "tools", "mutants", "killed.txt")
 TARGET = "rtrs_unit_tests"
 
 # --- a small C++ lexer ---------------------------------------------------------
@@ -818,16 +819,30 @@ def stratified(pool, n, rng):
     return out
 
 
-def changed_core_files(base_ref):
-    """Core files that differ from the merge base of HEAD and base_ref
-    (committed or not); None when there is no such base."""
+def changed_core_lines(base_ref):
+    """{core file: set of its lines added or changed} since the merge base
+    of HEAD and base_ref (committed or not); None when there is no base."""
     r = sh(["git", "-C", TOP, "merge-base", "HEAD", base_ref])
     if r.returncode:
         return None
     base = r.stdout.strip()
-    r = sh(["git", "-C", TOP, "diff", "--name-only", base, "--", CORE])
-    files = [os.path.basename(f) for f in r.stdout.split() if f.startswith(CORE + "/")]
-    return [f for f in files if os.path.exists(os.path.join(TOP, CORE, f))]
+    r = sh(["git", "-C", TOP, "diff", "-U0", base, "--", CORE])
+    out, cur = {}, None
+    for line in r.stdout.splitlines():
+        if line.startswith("+++ "):
+            name = line[4:]
+            cur = os.path.basename(name) if name.startswith("b/" + CORE + "/") else None
+        elif line.startswith("@@") and cur:
+            m = re.search(r"\+(\d+)(?:,(\d+))?", line)
+            start, n = int(m.group(1)), int(m.group(2) if m.group(2) is not None else 1)
+            out.setdefault(cur, set()).update(range(start, start + n))
+    return {f: l for f, l in out.items() if l and os.path.exists(os.path.join(TOP, CORE, f))}
+
+
+def load_killed(path=KILLED):
+    if not os.path.exists(path):
+        return set()
+    return {l.split()[0] for l in open(path) if l.strip() and not l.startswith("#")}
 
 
 def main():
@@ -853,9 +868,11 @@ def main():
         p.add_argument("--skip-done", action="store_true", help="skip the mutants --results has")
     pq = sub.choices["quick"]
     pq.add_argument("--base", default="main", help="the branch whose merge base is the change's start")
-    pq.set_defaults(sample=24)
+    pq.set_defaults(sample=20)
     pr = sub.add_parser("report")
     pr.add_argument("results")
+    pk = sub.add_parser("killed", help="write tools/mutants/killed.txt from results files")
+    pk.add_argument("results", nargs="+")
     a = ap.parse_args()
 
     eq = load_equivalents()
@@ -887,6 +904,25 @@ def main():
             for l in new[lo:lo + nlines - src[m.start:m.end].count("\n") + m.new.count("\n")]:
                 print(f"+{l}")
         return 0
+    if a.cmd == "killed":
+        # The last result of each mutant counts (a re-run after new tests).
+        last = {}
+        for path in a.results:
+            for l in open(path):
+                r = json.loads(l)
+                last[r["key"]] = r
+        keys = set(load_killed()) | {k for k, r in last.items() if r["status"] == "killed"}
+        keys -= {k for k, r in last.items() if r["status"] != "killed"}
+        current = {m.key for m in all_mutants()}
+        keys &= current  # keys of lines that changed are gone
+        with open(KILLED, "w") as f:
+            f.write("# Mutants of src/core a campaign saw killed, by key (tools/mutants/mutants.py\n"
+                    "# killed RESULTS...): what the quick form (ctest mutants.quick) samples when\n"
+                    "# a change touches no line of the core. Keys of changed lines drop out.\n")
+            for k in sorted(keys):
+                f.write(k + "\n")
+        print(f"mutants: {len(keys)} keys in {KILLED}")
+        return 0
     if a.cmd == "report":
         rs = {}
         for l in open(a.results):
@@ -899,14 +935,27 @@ def main():
 
     files = a.files or None
     note = ""
+    pool_filter = None
     if a.cmd == "quick" and not files:
-        changed = changed_core_files(a.base)
+        # The mutants of the lines the change added or altered: new code
+        # is judged whole. Without such lines (a clean clone of main), the
+        # mutants a campaign saw killed (killed.txt), so that a test that
+        # lost its power is noticed: until a campaign covers the whole
+        # core, the rest of it holds survivors no one has judged.
+        changed = changed_core_lines(a.base)
         if changed:
-            files = changed
-            note = f"the core files changed since the merge base with {a.base}: {' '.join(changed)}"
+            files = sorted(changed)
+            pool_filter = lambda m: m.line in changed.get(m.file, ())
+            note = (f"the lines changed since the merge base with {a.base}, in "
+                    f"{' '.join(files)}")
         else:
-            note = "no core file changed against " + a.base + ": a sample of the whole core"
+            killed = load_killed()
+            pool_filter = lambda m: m.key in killed
+            note = (f"no core line changed against {a.base}: a sample of the {len(killed)} "
+                    "mutants a campaign saw killed (tools/mutants/killed.txt)")
     ms = all_mutants(files)
+    if pool_filter:
+        ms = [m for m in ms if pool_filter(m)]
     if a.op:
         ms = [m for m in ms if m.op in a.op]
     if a.id:
