@@ -586,6 +586,12 @@ void rtrs_env_chunk_free(void* chunk, std::uint32_t size) {
         k().violation("a chunk freed that was not allocated so");
         return;
     }
+    // The device may still write a page that is mapped for it.
+    for (auto& d : k().dma)
+        if (d.second.chunk && d.second.cpu == chunk) {
+            k().violation("a chunk freed while still mapped for DMA");
+            break;
+        }
     k().chunks.erase(it);
     std::free(chunk);
 }
