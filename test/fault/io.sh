@@ -165,6 +165,9 @@ stats2() { cat "$class/gone/paths/$p2/stats/rdma" 2>/dev/null; }
 going() { st=$(stats2) && [ "${st%% *}" -ge 50 ]; }
 if wait_for 60 going; then
 	note "stats/rdma before the delete: $(stats2)"
+	hca=$(cat "$class/gone/paths/$p2/hca_name" 2>/dev/null)
+	mark="row 14: rdma link delete rxe1 under I/O"
+	log_mark "$mark"
 	t0=$(now)
 	timeout 60 rdma link delete rxe1
 	rc=$?
@@ -174,8 +177,12 @@ if wait_for 60 going; then
 	# beside other guests (KASAN and a shared CPU): 30 s there.
 	limit=10
 	[ "$kind" = debug ] && limit=30
-	check "rdma link delete rxe1 returned ($rc) within $limit s ($secs s)" le "$secs" $limit
-	check "the path on it closed (device removal)" log_has "gone: closing path $p2 (device removal)" 1
+	check "rdma link delete rxe1 returned 0 within $limit s (status $rc, $secs s)" \
+		eval '[ "$rc" -eq 0 ] && le "$secs" $limit'
+	check "the path was on the deleted device (hca_name ${hca:-none})" test "$hca" = rxe1
+	removal_close "$mark" gone "$p2"
+	check "the path on it closed for the removal within $limit s of the delete (${rm_why:-no close}, $rm_secs s)" \
+		removal_closed $limit
 	check "the client saw its path closed" wait_pid $pid 30
 	check "no session left on the device" wait_gone $class/gone 20
 	rdma link add rxe1 type rxe netdev dummy1 && gids_back || fail "rxe1 back"
