@@ -273,11 +273,14 @@ if [ "$kind" = stock ]; then
 	# budget above what the machine has, by the headroom every session
 	# must leave (an eighth of the memory).
 	flood() {
-		local label=$1 m0 m1 m2 up pid qp0
+		local label=$1 m0 m1 m2 up pid mark budget total full qpline
 		shift
 		reload always_invalidate=N "$@" || { fail "reload $*"; return; }
 		note "$(dmesg | grep -F 'rtrs_server: loaded' | tail -n 1 | sed 's/^\[[^]]*\] //')"
-		qp0=$(log_count "cannot create a QP")
+		mark="row 11: the flood, $label"
+		log_mark "$mark"
+		budget=$(dmesg | grep -F "rtrs_server: loaded" | tail -n 1 |
+			sed -n 's/.*chunk memory budget \([0-9]*\) MiB.*/\1/p')
 		m0=$(settled_mem_mib)
 		: >$work/flood.out  # (each flood's own: empty before the client starts)
 		"$client" connect --session flood --server $srv --src $cli --sessions 64 --quiet \
@@ -287,13 +290,18 @@ if [ "$kind" = stock ]; then
 		m1=$(settled_mem_mib)
 		grep -h '^session .*rejected\|^sessions: ' $work/flood.out
 		up=$(sed -n 's/^sessions: \([0-9]*\) of .*/\1/p' $work/flood.out)
-		if [ "$(log_count "cannot create a QP")" -gt "$qp0" ]; then
+		qpline=$(log_after "$mark" "cannot create a QP" | head -n 1)
+		total=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+		full=$(refusal_due "${up:-0}" "${budget:-0}" "$m1" "$total") || full=no
+		if [ -n "$qpline" ] && [[ $qpline == *": -12" ]] && [ "$full" != no ]; then
 			# The memory ran out in the device's own allocation (rxe's
-			# queues) before ours: that connection fails, not by our budget.
+			# queues: ENOMEM) for the very session our own refusal was
+			# due for: that connection fails, not by our budget.
 			allow "$label: session flood-${up:-x} failed without ENOMEM from us (client: $(tail -n 1 $work/flood.err))" \
-				"the kernel log's 'cannot create a QP': the device's own allocation ran out before our budget"
+				"the device's QP allocation failed with ENOMEM ('${qpline#*] }') with $up sessions up, where $full refuses the next"
 			check "$label: some sessions up, then one not admitted" test "${up:-0}" -ge 1 -a "${up:-0}" -lt 64
 		else
+			[ -n "$qpline" ] && note "a QP failed (${qpline#*] }) with $up sessions up, but our refusal was not due: $full"
 			check "$label: some sessions up, then a refusal with ENOMEM" \
 				grep -q "^session flood-${up:-x}: rejected: errno -12 (ENOMEM)" $work/flood.out
 		fi

@@ -53,6 +53,22 @@ removal_closed() {
 		{ [ "$rm_why" = "device removal" ] || [ "$rm_why" = "transport error" ]; }
 }
 
+# refusal_due UP BUDGET_MIB AVAIL_MIB TOTAL_MIB: whether our server would
+# refuse the next 64 MiB session, UP being held: prints what refuses it
+# (the chunk memory budget, or the headroom of an eighth of the memory),
+# false when neither would. A session takes 64 MiB of chunks and about 2
+# MiB of charges (14 sessions held 922 MiB of the budget on 6.1).
+refusal_due() {
+	local up=$1 budget=$2 avail=$3 total=$4
+	if [ "$budget" -gt 0 ] && [ $(((up + 1) * 66)) -gt "$budget" ]; then
+		echo "the budget ($budget MiB, $up sessions held)"
+	elif [ $((avail - 66)) -lt $((total / 8)) ]; then
+		echo "the headroom ($avail MiB available, $((total / 8)) kept)"
+	else
+		return 1
+	fi
+}
+
 # The session folders of our class (none: prints nothing).
 class_sessions() { ls -A "$class" 2>/dev/null; }
 class_empty() { [ -z "$(class_sessions)" ]; }

@@ -132,6 +132,10 @@ expect 0 "removal_closed: a close for another reason after the mark is not the r
 expect 0 "removal_closed: a close before the mark only is none" \
 	'dmesg() { printf "%s\n" "[    1.000000] gone: closing path ip:a@ip:b (device removal)" "[    2.000000] rtrs-test: del"; }
 	 removal_close "rtrs-test: del" gone ip:a@ip:b && [ "$rm_secs" = never ] && [ -z "$rm_why" ] && ! removal_closed 10' "$here/../fault/lib.sh"
+expect 0 "refusal_due: our budget or headroom refuses the next session only at their edge" \
+	'[ "$(refusal_due 14 965 885 1982)" = "the budget (965 MiB, 14 sessions held)" ] &&
+	 ! refusal_due 10 965 1100 1982 && ! refusal_due 13 965 950 1982 &&
+	 [ "$(refusal_due 20 8192 300 1982)" = "the headroom (300 MiB available, 247 kept)" ]' "$here/../fault/lib.sh"
 # test/fault/count-teardowns.sh on a made-up kernel log (kmsg records)
 {
 	echo "6,1,1,-;rtrs_server: loaded x: max_chunk_size 1, sess_queue_depth 1, always_invalidate Y, chunk memory budget 1 MiB"
