@@ -104,8 +104,9 @@ bail() {
 # dropped frames both ways while it was cut (heartbeats go both ways every
 # 5 s on each path: a cut of 10 s drops some on each).
 cut_dropped() {
-	local w=${1#*dropped in the cut: } n=0 _a _b k
+	local w=${1#*dropped in the cut: } n=0
 	[ "$w" != "$1" ] || return 1
+	# shellcheck disable=SC2086 # (the words of the text)
 	set -- $w
 	while [ $# -ge 3 ]; do
 		[ "$3" -ge 1 ] 2>/dev/null || return 1
