@@ -86,6 +86,10 @@ cd "$build"
 # time the server alone; the debug kernel's two boots side by side; the
 # light guests one at a time, beside them or alone), and host tests take
 # the slots left.
+# Every guest boot of the run is counted in one ledger, which holds the
+# run's one budget of retries (tools/vm/boot-budget.sh).
+export RTRS_VM_RUN_BOOTS=$build/boots-of-the-run.txt
+rm -f "$RTRS_VM_RUN_BOOTS" "$RTRS_VM_RUN_BOOTS.lock"
 t0=$SECONDS
 rc=0
 rm -f "$build"/checks/stack-*.txt

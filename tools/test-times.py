@@ -91,25 +91,45 @@ def boot_of(name):
     return None
 
 
+def booted_again(build):
+    """(folder, why) of every guest booted again in the run: each results
+    folder under the build folder with a booted-again file (the guest
+    tests' under vm/, the two-host lab's guests under vm/twohost-*/, the
+    benchmarks' under bench/)."""
+    found = []
+    for top in ("vm", "bench"):
+        for d, dirs, files in os.walk(os.path.join(build, top)):
+            dirs.sort()
+            if "booted-again" in files:
+                found.append((os.path.relpath(d, build),
+                              open(os.path.join(d, "booted-again")).read().strip()))
+    return found
+
+
+def run_boots(build):
+    """(boots, retries) from the run's ledger (tools/vm/boot-budget.sh,
+    RTRS_VM_RUN_BOOTS of tools/run-tests.sh), or None without one."""
+    try:
+        kinds = [l.split()[0] for l in open(os.path.join(build, "boots-of-the-run.txt")) if l.strip()]
+    except OSError:
+        return None
+    return len(kinds), kinds.count("retry")
+
+
 def failures(build, tests, outputs):
     """The last lines of each failed test's output (the first few tests at
     more length), the boots that needed a second try, and how many tests did
     not run because a test they need failed."""
     failed = [t[0] for t in tests if t[2] == "FAILED"]
     notrun = [t[0] for t in tests if t[2] == "NOT RUN"]
-    again = []
+    again = booted_again(build)
     vm = os.path.join(build, "vm")
-    if os.path.isdir(vm):
-        for boot in sorted(os.listdir(vm)):
-            f = os.path.join(vm, boot, "booted-again")
-            if os.path.exists(f):
-                again.append((boot, open(f).read().strip()))
     if not failed and not notrun and not again:
         return
     print()
     print("== what failed (the last lines of each failed test's output)")
     for boot, why in again:
-        print("boot %s was booted a second time: %s" % (boot, why))
+        print("boot %s was booted again: %s" % (boot, why))
     for i, name in enumerate(failed[:8]):
         boot = boot_of(name)
         console = boot and os.path.join(vm, boot, "console.log")
@@ -192,6 +212,11 @@ def main():
         print("%s in the guests' suites: %d" % (what, len(marks)))
         for boot, name, why in marks:
             print("  %s %s: %s" % (boot, name, cut(why, 300)))
+    boots = run_boots(build)
+    if boots is not None:
+        print()
+        print("guest boots in this run: %d, of which retries: %d (at most 2 in a run: tools/vm/boot-budget.sh)"
+              % boots)
     failures(build, tests, outputs)
     return 0
 

@@ -165,6 +165,9 @@ stats2() { cat "$class/gone/paths/$p2/stats/rdma" 2>/dev/null; }
 going() { st=$(stats2) && [ "${st%% *}" -ge 50 ]; }
 if wait_for 60 going; then
 	note "stats/rdma before the delete: $(stats2)"
+	hca=$(cat "$class/gone/paths/$p2/hca_name" 2>/dev/null)
+	mark="row 14: rdma link delete rxe1 under I/O"
+	log_mark "$mark"
 	t0=$(now)
 	timeout 60 rdma link delete rxe1
 	rc=$?
@@ -174,8 +177,12 @@ if wait_for 60 going; then
 	# beside other guests (KASAN and a shared CPU): 30 s there.
 	limit=10
 	[ "$kind" = debug ] && limit=30
-	check "rdma link delete rxe1 returned ($rc) within $limit s ($secs s)" le "$secs" $limit
-	check "the path on it closed (device removal)" log_has "gone: closing path $p2 (device removal)" 1
+	check "rdma link delete rxe1 returned 0 within $limit s (status $rc, $secs s)" \
+		eval '[ "$rc" -eq 0 ] && le "$secs" $limit'
+	check "the path was on the deleted device (hca_name ${hca:-none})" test "$hca" = rxe1
+	removal_close "$mark" gone "$p2"
+	check "the path on it closed for the removal within $limit s of the delete (${rm_why:-no close}, $rm_secs s)" \
+		removal_closed $limit
 	check "the client saw its path closed" wait_pid $pid 30
 	check "no session left on the device" wait_gone $class/gone 20
 	rdma link add rxe1 type rxe netdev dummy1 && gids_back || fail "rxe1 back"
@@ -266,11 +273,14 @@ if [ "$kind" = stock ]; then
 	# budget above what the machine has, by the headroom every session
 	# must leave (an eighth of the memory).
 	flood() {
-		local label=$1 m0 m1 m2 up pid qp0
+		local label=$1 m0 m1 m2 up pid mark budget total full qpline
 		shift
 		reload always_invalidate=N "$@" || { fail "reload $*"; return; }
 		note "$(dmesg | grep -F 'rtrs_server: loaded' | tail -n 1 | sed 's/^\[[^]]*\] //')"
-		qp0=$(log_count "cannot create a QP")
+		mark="row 11: the flood, $label"
+		log_mark "$mark"
+		budget=$(dmesg | grep -F "rtrs_server: loaded" | tail -n 1 |
+			sed -n 's/.*chunk memory budget \([0-9]*\) MiB.*/\1/p')
 		m0=$(settled_mem_mib)
 		: >$work/flood.out  # (each flood's own: empty before the client starts)
 		"$client" connect --session flood --server $srv --src $cli --sessions 64 --quiet \
@@ -280,13 +290,18 @@ if [ "$kind" = stock ]; then
 		m1=$(settled_mem_mib)
 		grep -h '^session .*rejected\|^sessions: ' $work/flood.out
 		up=$(sed -n 's/^sessions: \([0-9]*\) of .*/\1/p' $work/flood.out)
-		if [ "$(log_count "cannot create a QP")" -gt "$qp0" ]; then
+		qpline=$(log_after "$mark" "cannot create a QP" | head -n 1)
+		total=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+		full=$(refusal_due "${up:-0}" "${budget:-0}" "$m1" "$total") || full=no
+		if [ -n "$qpline" ] && [[ $qpline == *": -12" ]] && [ "$full" != no ]; then
 			# The memory ran out in the device's own allocation (rxe's
-			# queues) before ours: that connection fails, not by our budget.
+			# queues: ENOMEM) for the very session our own refusal was
+			# due for: that connection fails, not by our budget.
 			allow "$label: session flood-${up:-x} failed without ENOMEM from us (client: $(tail -n 1 $work/flood.err))" \
-				"the kernel log's 'cannot create a QP': the device's own allocation ran out before our budget"
+				"the device's QP allocation failed with ENOMEM ('${qpline#*] }') with $up sessions up, where $full refuses the next"
 			check "$label: some sessions up, then one not admitted" test "${up:-0}" -ge 1 -a "${up:-0}" -lt 64
 		else
+			[ -n "$qpline" ] && note "a QP failed (${qpline#*] }) with $up sessions up, but our refusal was not due: $full"
 			check "$label: some sessions up, then a refusal with ENOMEM" \
 				grep -q "^session flood-${up:-x}: rejected: errno -12 (ENOMEM)" $work/flood.out
 		fi

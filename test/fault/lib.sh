@@ -29,6 +29,46 @@ no_new_problems() {
 	[ "$got" -eq 0 ] || dmesg | grep -E -- "$problem_re" | tail -n 5
 }
 
+# removal_close MARK SESS PATH: the first close of SESS's PATH in the kernel
+# log after MARK (written as the device's removal began): sets rm_secs
+# (seconds from MARK, or never) and rm_why (its reason, or nothing).
+# removal_closed LIMIT: that close was for the removal, within LIMIT s.
+# The removal closes a path either by the CM's removal event ("device
+# removal") or, when soft-RoCE fails the QP's work first, by that failure
+# ("transport error": seen on the debug kernel, "send failed: local QP
+# operation error"): which comes first is the environment's race, and
+# both are the removal's doing once they come after it began. Any other
+# reason, a close before the mark, or none within LIMIT is not.
+rm_secs=never rm_why=
+removal_close() {
+	local line
+	line=$(log_after "$1" "$2: closing path $3 (" | head -n 1)
+	rm_secs=$(log_secs_after "$1" "$2: closing path $3 (")
+	rm_why=
+	[ -n "$line" ] && { rm_why=${line##*"$3 ("}; rm_why=${rm_why%)}; }
+	return 0
+}
+removal_closed() {
+	[ "$rm_secs" != never ] && le "$rm_secs" "$1" &&
+		{ [ "$rm_why" = "device removal" ] || [ "$rm_why" = "transport error" ]; }
+}
+
+# refusal_due UP BUDGET_MIB AVAIL_MIB TOTAL_MIB: whether our server would
+# refuse the next 64 MiB session, UP being held: prints what refuses it
+# (the chunk memory budget, or the headroom of an eighth of the memory),
+# false when neither would. A session takes 64 MiB of chunks and about 2
+# MiB of charges (14 sessions held 922 MiB of the budget on 6.1).
+refusal_due() {
+	local up=$1 budget=$2 avail=$3 total=$4
+	if [ "$budget" -gt 0 ] && [ $(((up + 1) * 66)) -gt "$budget" ]; then
+		echo "the budget ($budget MiB, $up sessions held)"
+	elif [ $((avail - 66)) -lt $((total / 8)) ]; then
+		echo "the headroom ($avail MiB available, $((total / 8)) kept)"
+	else
+		return 1
+	fi
+}
+
 # The session folders of our class (none: prints nothing).
 class_sessions() { ls -A "$class" 2>/dev/null; }
 class_empty() { [ -z "$(class_sessions)" ]; }

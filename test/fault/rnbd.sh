@@ -110,12 +110,18 @@ fio --name=late --filename="$dev" --rw=randrw --bs=64k --size=32M --direct=1 --i
 	--iodepth=8 --time_based --runtime=4 --output=$work/late.fio >/dev/null 2>&1 &
 fpid=$!
 sleep 1
+mark="row 14, provoked: rdma link delete rxe1"
+log_mark "$mark"
 t0=$(now)
 timeout 120 rdma link delete rxe1
 rc=$?
 secs=$(elapsed "$t0")
 rt_hog_stop
-check "rdma link delete rxe1 returned ($rc) within 10 s ($secs s)" le "$secs" 10
+check "rdma link delete rxe1 returned 0 within 10 s (status $rc, $secs s)" eval '[ "$rc" -eq 0 ] && le "$secs" 10'
+removal_close "$mark" late "$p2"
+check "our path on rxe1 closed for the removal within 10 s of the delete (${rm_why:-no close}, $rm_secs s)" \
+	removal_closed 10
+check "its folder left the class" wait_gone "$class/late/paths/$p2" 10
 wait_pid $fpid 60
 wait $fpid
 rc=$?
@@ -279,11 +285,16 @@ fpid=$!
 wait_for 30 writes_over gone "$p2" 20
 w=$(writes gone "$p2")
 check "writes went over the rxe1 path before the cut ($w)" test "${w:-0}" -ge 20
+mark="row 14: rdma link delete rxe1 under verified I/O"
+log_mark "$mark"
 t0=$(now)
 timeout 120 rdma link delete rxe1
 rc=$?
 secs=$(elapsed "$t0")
-check "rdma link delete rxe1 returned ($rc) within 10 s ($secs s)" le "$secs" 10
+check "rdma link delete rxe1 returned 0 within 10 s (status $rc, $secs s)" eval '[ "$rc" -eq 0 ] && le "$secs" 10'
+removal_close "$mark" gone "$p2"
+check "our path on rxe1 closed for the removal within 10 s of the delete (${rm_why:-no close}, $rm_secs s)" \
+	removal_closed 10
 check "the rxe1 path closed" wait_gone "$class/gone/paths/$p2" 10
 check "the rxe0 path stays" test -d "$class/gone/paths/$p1"
 wait_pid $fpid 180

@@ -93,6 +93,20 @@ expect 0 "log_count, problem_count, log_since on a made-up kernel log" \
 	 [ "$(log_count "closing path")" = 2 ] && [ "$(problem_count)" = 1 ] &&
 	 [ "$(log_since "rtrs-fault: mark" "closing path p")" = 2.25 ] &&
 	 [ "$(log_since "rtrs-fault: mark" "no such line")" = never ]'
+expect 0 "log_after and the helpers on it: only the lines after the last mark count" \
+	'dmesg() { printf "%s\n" "[    1.000000] s: closing path p (old)" "[    2.000000] rtrs-test: mark" \
+		"[    3.000000] s: closing path p (first)" "[    4.000000] rtrs-test: mark" \
+		"[    5.500000] t: closing path p (second)" "[    6.000000] t: closing path p (third)"; }
+	 [ "$(log_after "rtrs-test: mark" "closing path p" | tr "\n" ";")" = "[    5.500000] t: closing path p (second);[    6.000000] t: closing path p (third);" ] &&
+	 [ "$(log_count_after "rtrs-test: mark" "closing path p")" = 2 ] &&
+	 [ "$(log_secs_after "rtrs-test: mark" "closing path p")" = 1.50 ] &&
+	 log_has_after "rtrs-test: mark" "(third)" && ! log_has_after "rtrs-test: mark" "(first)" &&
+	 [ "$(log_count_after "rtrs-test: mark" "(old)")" = 0 ] &&
+	 [ "$(log_secs_after "rtrs-test: mark" "(old)")" = never ]'
+expect 0 "log_after: nothing without the mark, though the line is there; log_secs_after never" \
+	'dmesg() { printf "%s\n" "[    1.000000] s: closing path p (old)"; }
+	 ! log_after "rtrs-test: no such mark" "closing path" && [ "$(log_count_after "rtrs-test: x" "closing")" = 0 ] &&
+	 [ "$(log_secs_after "rtrs-test: x" "closing")" = never ]'
 expect 0 "wait_log: true once the log has COUNT lines, false when it never has" \
 	'dmesg() { echo "[ 1.0] a x"; echo "[ 2.0] b x"; }; wait_log x 2 1 && ! wait_log x 3 1'
 expect 0 "insmod_deps and servers_up: the in-kernel dependencies (not rtrs-core or rtrs-server), then insmod with server_params before the arguments" \
@@ -107,6 +121,33 @@ expect 0 "map: the new rnbd devices, as /dev/NAME" \
 	'rnbd_devices() { printf "rnbd0\nrnbd1\n"; }
 	 [ "$(new_rnbd rnbd0)" = /dev/rnbd1 ] && ! new_rnbd "$(rnbd_devices)" && [ "$(new_rnbd "")" = "/dev/rnbd0
 rnbd1" ]'
+expect 0 "removal_close: the first close after the mark, its reason and time; removal_closed: removal or transport error within the limit" \
+	'dmesg() { printf "%s\n" "[    1.000000] gone: closing path ip:a@ip:b (heartbeat timeout)" "[    2.000000] rtrs-test: del" \
+		"[    3.500000] gone: closing path ip:a@ip:b (transport error)" "[    4.000000] gone: closing path ip:a@ip:b (device removal)"; }
+	 removal_close "rtrs-test: del" gone ip:a@ip:b && [ "$rm_why" = "transport error" ] && [ "$rm_secs" = 1.50 ] &&
+	 removal_closed 10 && ! removal_closed 1' "$here/../fault/lib.sh"
+expect 0 "removal_closed: a close for another reason after the mark is not the removal's" \
+	'dmesg() { printf "%s\n" "[    2.000000] rtrs-test: del" "[    3.000000] gone: closing path ip:a@ip:b (heartbeat timeout)"; }
+	 removal_close "rtrs-test: del" gone ip:a@ip:b && [ "$rm_why" = "heartbeat timeout" ] && ! removal_closed 10' "$here/../fault/lib.sh"
+expect 0 "removal_closed: a close before the mark only is none" \
+	'dmesg() { printf "%s\n" "[    1.000000] gone: closing path ip:a@ip:b (device removal)" "[    2.000000] rtrs-test: del"; }
+	 removal_close "rtrs-test: del" gone ip:a@ip:b && [ "$rm_secs" = never ] && [ -z "$rm_why" ] && ! removal_closed 10' "$here/../fault/lib.sh"
+expect 0 "refusal_due: our budget or headroom refuses the next session only at their edge" \
+	'[ "$(refusal_due 14 965 885 1982)" = "the budget (965 MiB, 14 sessions held)" ] &&
+	 ! refusal_due 10 965 1100 1982 && ! refusal_due 13 965 950 1982 &&
+	 [ "$(refusal_due 20 8192 300 1982)" = "the headroom (300 MiB available, 247 kept)" ]' "$here/../fault/lib.sh"
+# test/fault/count-teardowns.sh on a made-up kernel log (kmsg records)
+{
+	echo "6,1,1,-;rtrs_server: loaded x: max_chunk_size 1, sess_queue_depth 1, always_invalidate Y, chunk memory budget 1 MiB"
+	for i in 1 2 3 4; do echo "6,2,2,-;rtrs_server: other: path ip:a@ip:b closed (client disconnect)"; done
+	echo "6,3,3,-;rtrs_server: storm: path ip:a@ip:b closed (client disconnect)"
+	echo "6,4,4,-;rtrs_server: loaded x: max_chunk_size 1, sess_queue_depth 1, always_invalidate N, chunk memory budget 1 MiB"
+	for i in 1 2 3 4; do echo "6,5,5,-;rtrs_server: storm: path ip:a@ip:b closed (client disconnect)"; done
+} >"$t/kmsg.log"
+expect 0 "count-teardowns: the storms' own teardowns by mode, the other sessions' not counted" \
+	"bash '$here/../fault/count-teardowns.sh' '$t/kmsg.log' 1 4 | grep -qxF 'the storms'\'' path teardowns in this boot so far: 5 (always_invalidate=Y: 1, N: 4)'"
+expect 1 "count-teardowns: other sessions' teardowns do not meet the storms' minimum" \
+	"bash '$here/../fault/count-teardowns.sh' '$t/kmsg.log' 2 4 >/dev/null"
 expect 0 "test/fault/lib.sh sources here silently, with lib.sh's helpers and its own" \
 	'[ -z "$(. "'"$here"'/../fault/lib.sh" 2>&1)" ] && type wait_for servers_up wait_class_empty reload >/dev/null &&
 	 [ "$p1" = ip:10.77.0.2@ip:10.77.0.1 ] && [ -n "$problem_re" ]' "$here/../fault/lib.sh"

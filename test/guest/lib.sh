@@ -82,6 +82,30 @@ log_since() {
 	a=$(kts "$1") b=$(kts "$2")
 	[ -n "$a" ] && [ -n "$b" ] && elapsed "$a" "$b" || echo never
 }
+# Marks: what a step caused is told from the lines after its own mark, not
+# from the whole log, where earlier steps and suites of the boot print the
+# same lines (for the same addresses).
+# log_mark TEXT: the line "rtrs-test: TEXT" in the kernel log, now.
+log_mark() { echo "rtrs-test: $*" >/dev/kmsg; }
+# log_after MARK STRING: prints the kernel log's lines with STRING after the
+# last line with MARK; false when there is none (or no MARK at all).
+log_after() {
+	dmesg | LIB_M=$1 LIB_S=$2 awk '
+		index($0, ENVIRON["LIB_M"]) { seen = 1; n = 0; next }
+		seen && index($0, ENVIRON["LIB_S"]) { l[++n] = $0 }
+		END { for (i = 1; i <= n; i++) print l[i]; exit n == 0 }'
+}
+# log_has_after MARK STRING: such a line is there (quietly).
+log_has_after() { log_after "$1" "$2" >/dev/null; }
+# log_count_after MARK STRING: how many there are.
+log_count_after() { log_after "$1" "$2" | grep -c ''; }
+# log_secs_after MARK STRING: seconds from the last line with MARK to the
+# first line with STRING after it (the kernel's timestamps), or "never".
+log_secs_after() {
+	local a b
+	a=$(kts "$1") b=$(log_after "$1" "$2" | head -n 1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p')
+	[ -n "$a" ] && [ -n "$b" ] && elapsed "$a" "$b" || echo never
+}
 
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
 check() {

@@ -105,6 +105,8 @@ if [ "$scenario" = basic ]; then
 	host cut 30 || bail "the host did not cut the links"
 	sleep 10
 	host heal 30 || bail "the host did not heal the links"
+	d=$(sigtext host.heal.done)
+	check "the cut dropped frames on both wires, both ways (${d#*dropped in the cut: })" cut_dropped "$d"
 	r=$(verify 7) && pass "I/O resumes verified after the cut: $r" || { fail "I/O after the short cut"; r=failed; }
 	check "both paths still connected" both_connected
 	signal cut-done "$r"
@@ -181,6 +183,8 @@ else
 	sleep 5
 	host heal 30 || bail "the host did not heal the links"
 	t=$(now)
+	d=$(sigtext host.heal.done)
+	check "the cut dropped frames on both wires, both ways (${d#*dropped in the cut: })" cut_dropped "$d"
 	check "the client reconnects both paths" wait_for 150 both_connected
 	note "both connected $(elapsed "$t") s after the links healed"
 	r=$(verify 11) && pass "I/O verified after the reconnect: $r" || { fail "I/O after the reconnect"; r=failed; }

@@ -5,6 +5,23 @@
 th_dir=${RTRS_TH_DIR:?run by tools/vm/two-hosts}
 th_role=${RTRS_TH_ROLE:?run by tools/vm/two-hosts}
 
+# Every check is also written to RTRS_TH_DIR/checks.txt as it is made (a
+# write to the results folder, which reaches the host before it returns):
+# the host stops a guest in the middle of its script (a kill, a reboot),
+# and two-hosts judges what the guest checked before from that file.
+th_checks=$th_dir/checks.txt
+: >"$th_checks"
+pass() {
+	passed=$((passed + 1))
+	echo "ok: $*"
+	echo "ok: $*" >>"$th_checks"
+}
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+	echo "FAIL: $*" >>"$th_checks"
+}
+
 # net_up: NIC i (found by the MAC two-hosts gave it, 52:54:00:8i:00:0h,
 # h = 1 on the server, 2 on the client) gets 10.8(1+i).0.h/24 and an rxe
 # device rxe_i on it.
@@ -80,6 +97,23 @@ bail() {
 	signal abort "$th_role: $1"
 	finish
 	exit 1
+}
+
+# cut_dropped TEXT: TEXT (the host's heal signal, "... dropped in the cut:
+# wire0 server>client N wire0 client>server N wire1 ...") says each wire
+# dropped frames both ways while it was cut (heartbeats go both ways every
+# 5 s on each path: a cut of 10 s drops some on each).
+cut_dropped() {
+	local w=${1#*dropped in the cut: } n=0
+	[ "$w" != "$1" ] || return 1
+	# shellcheck disable=SC2086 # (the words of the text)
+	set -- $w
+	while [ $# -ge 3 ]; do
+		[ "$3" -ge 1 ] 2>/dev/null || return 1
+		n=$((n + 1))
+		shift 3
+	done
+	[ "$n" = 4 ]
 }
 
 # mem_note WHEN: this host's memory now (/proc/meminfo), for the figures.

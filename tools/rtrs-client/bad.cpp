@@ -466,6 +466,15 @@ Status io_before_info(Ctx& c, bool rejoin) {
     Status s = c.loop.wait_for([&] { return (sink.answered && b.info_answered()) || b.lost(); },
                                kReactMs, "the server to react");
     if (!s.ok() && s.err() != ETIMEDOUT) return s;
+    // Where the request was while the server held back its answer: an
+    // acknowledged write has reached the server's queue pair, so one
+    // acknowledged before the info response came while the server had not
+    // yet answered the info request (it answers once the ULP's CONNECTED
+    // returned).
+    const std::optional<bool> acked = b.imm_acked_before_info(1);
+    std::printf("io: %s\n", !acked    ? "the request was not acknowledged"
+                             : *acked ? "the request reached the server before the info response"
+                                      : "the request reached the server after the info response");
     std::string result;
     if (sink.answered)
         result = strf("io answered %s the info response errno=%d",

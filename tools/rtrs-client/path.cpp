@@ -352,6 +352,10 @@ void Con::on_wc(const ibv_wc& wc) {
         if (path_.io_sink_) path_.io_sink_->on_io_sent(*this, wr_slot(wc.wr_id), wc);
         return;
     }
+    if (kind == kWrWriteImm) {
+        path_.on_imm_acked(cid_);
+        return;
+    }
     if (kind != kWrRecv) return;
     const size_t slot = wr_slot(wc.wr_id);
     path_.on_recv(*this, wc, recv_buf_->data() + slot * slot_size_);
@@ -623,6 +627,18 @@ Status Path::send_imm(uint16_t cid, uint32_t imm) {
     for (auto& c : cons_)
         if (c->cid() == cid && c->state() == Con::State::Established) return c->post_write_imm(imm);
     return Status::error(ENOTCONN, strf("connection %u is not connected", cid));
+}
+
+void Path::on_imm_acked(uint16_t cid) {
+    for (const auto& a : imm_acked_)
+        if (a.first == cid) return;
+    imm_acked_.emplace_back(cid, !info_answered());
+}
+
+std::optional<bool> Path::imm_acked_before_info(uint16_t cid) const {
+    for (const auto& a : imm_acked_)
+        if (a.first == cid) return a.second;
+    return std::nullopt;
 }
 
 void Path::close(int timeout_ms) {

@@ -196,6 +196,11 @@ public:
     Status join();
     // RDMA write with immediate (no data) on connection cid.
     Status send_imm(uint16_t cid, uint32_t imm);
+    // Whether the server's end acknowledged the first send_imm() on
+    // connection cid (its completion came back successful) before the info
+    // response had arrived; nothing if none was acknowledged. An
+    // acknowledged write has reached the server's queue pair.
+    std::optional<bool> imm_acked_before_info(uint16_t cid) const;
 
     // Once up: the connection response of connection 0, and the server's
     // chunks as the reference client derives them from the info response
@@ -247,6 +252,10 @@ private:
     bool closing_ = false;
     std::string lost_reason_;
     std::optional<std::vector<uint8_t>> info_rsp_;
+    // send_imm()'s first acknowledgement per connection: before the info
+    // response or not (imm_acked_before_info()).
+    std::vector<std::pair<uint16_t, bool>> imm_acked_;
+    void on_imm_acked(uint16_t cid);
     unsigned chunks_ = 0, regions_ = 0;
     std::vector<RemoteChunk> chunk_table_;
     IoSink* io_sink_ = nullptr;

@@ -207,7 +207,9 @@ X
 		hcheck "suite-result kernel-log: run-guest status $st fails" test "$rc" = 1
 	done
 
-	# 4. The boot budget: two boots (one retry) in a run, every retry noted.
+	# 4. The boot budget: two boots (one retry) in a call, every retry noted
+	# (without the test run's ledger: this check's boots are not the run's).
+	unset RTRS_VM_RUN_BOOTS
 	mkdir -p "$t/b"
 	rtrs_boot_reset "$t/b"
 	hcheck "boot budget: 2 boots in a run" test "$rtrs_vm_max_boots" = 2
@@ -217,6 +219,27 @@ X
 	hcheck "boot budget: none left after the retry" sh -c "! { . '$here/boot-budget.sh'; rtrs_boot_left '$t/b'; }"
 	hcheck "boot budget: the retry is in booted-again" \
 		sh -c "[ \"\$(cat '$t/b/booted-again')\" = 'boot 2: boot 1 stalled' ]"
+
+	# 5. The test run's budget: every boot of every call in one ledger, at
+	# most rtrs_vm_run_retries retries in all, a third guest's retry refused.
+	export RTRS_VM_RUN_BOOTS=$t/run-boots.txt
+	hcheck "run budget: 2 retries in a test run" test "$rtrs_vm_run_retries" = 2
+	for i in 1 2 3; do
+		mkdir -p "$t/r$i"
+		rtrs_boot_reset "$t/r$i"
+		rtrs_boot_start "$t/r$i" "first boot"
+	done
+	hcheck "run budget: the first guest retries" rtrs_boot_start "$t/r1" "boot 1 stalled"
+	hcheck "run budget: a second guest retries" rtrs_boot_start "$t/r2" "boot 1 stalled"
+	hcheck "run budget: a third guest has its own retry but none is left in the run" \
+		sh -c "[ \"\$(. '$here/boot-budget.sh'; rtrs_boots '$t/r3')\" = 1 ] && ! { . '$here/boot-budget.sh'; rtrs_boot_left '$t/r3'; }"
+	hcheck "run budget: its retry is refused and not recorded" \
+		sh -c "! { . '$here/boot-budget.sh'; rtrs_boot_start '$t/r3' 'boot 1 stalled'; } && [ ! -e '$t/r3/booted-again' ] &&
+			[ \"\$(. '$here/boot-budget.sh'; rtrs_boots '$t/r3')\" = 1 ]"
+	hcheck "run budget: the ledger has every boot (3 first, 2 retries)" \
+		sh -c "[ \$(grep -c '^first ' '$t/run-boots.txt') = 3 ] && [ \$(grep -c '^retry ' '$t/run-boots.txt') = 2 ] &&
+			grep -qxF 'retry $t/r2 boot 2: boot 1 stalled' '$t/run-boots.txt'"
+	unset RTRS_VM_RUN_BOOTS
 
 	echo "host checks: $ok passed, $bad failed"
 	[ "$bad" = 0 ]

@@ -111,25 +111,36 @@ TEST(Review, NoIoReachesTheUlpBeforeItsConnectedEventReturned) {
     h::Fixture f;
     auto c = h::client(5, 2);
     ASSERT_TRUE(f.connect_all(c));
-    bool in_connected = false;
-    int early = 0;
+    bool in_connected = false, connected_ran = false, delivered = false;
+    int early = 0, later = 0;
     k().ulp.rdma_ev = [&](void*, rtrs_srv_op*, void*, std::uint32_t, const void*, std::uint32_t) {
         if (in_connected) ++early;
+        else ++later;
         return 0;
     };
     k().ulp.link_ev = [&](void*, int ev, void*) {
         if (ev != RTRS_CORE_LINK_CONNECTED) return 0;
-        in_connected = true;
+        in_connected = connected_ran = true;
         write_request_into_chunk0();
         // A zero-length RDMA write with an I/O immediate for chunk 0.
         const std::uint32_t payload = wire::io_req_payload(0, 0, wire::chunk_bits(16));
-        k().deliver_imm(c.con(1), wire::imm_encode(wire::ImmType::IoReq, payload));
+        delivered = k().deliver_imm(c.con(1), wire::imm_encode(wire::ImmType::IoReq, payload));
         in_connected = false;
         return 0;
     };
     ASSERT_TRUE(f.send_info(c, "early"));
     k().run();
+    // The request was there while the ULP was being told: else early == 0
+    // would say nothing.
+    ASSERT_TRUE(connected_ran) << "the ULP's CONNECTED never came";
+    ASSERT_TRUE(delivered) << "the I/O immediate did not reach the server's connection";
     EXPECT_EQ(early, 0) << "the ULP got an I/O while it was being told of the session";
+    // Then it was handed to the ULP once CONNECTED had returned, or the
+    // path closed for it (ours: an I/O while the path joins is a protocol
+    // error).
+    const int closed = f.link_events(RTRS_CORE_LINK_DISCONNECTED);
+    EXPECT_TRUE(later == 1 || closed == 1) << "the request went nowhere: " << later
+                                           << " after CONNECTED, DISCONNECTED " << closed;
     EXPECT_TRUE(f.finish());
 }
 
@@ -146,23 +157,32 @@ TEST(Review, NoIoOfAJoiningPathReachesTheUlpBetweenDisconnectedAndConnected) {
     ASSERT_EQ(f.store(kPath, RTRS_CORE_ATTR_DISCONNECT, "1"), 0);
     k().run();
     ASSERT_EQ(f.link_events(RTRS_CORE_LINK_DISCONNECTED), 1);
-    bool connected = false;
-    int stale = 0;
+    bool connected = false, delivered = false;
+    int stale = 0, later = 0;
     k().ulp.rdma_ev = [&](void*, rtrs_srv_op*, void*, std::uint32_t, const void*, std::uint32_t) {
         if (!connected) ++stale;
+        else ++later;
         return 0;
     };
     k().ulp.link_ev = [&](void*, int ev, void*) {
         if (ev != RTRS_CORE_LINK_CONNECTED) return 0;
         write_request_into_chunk0();
         const std::uint32_t payload = wire::io_req_payload(0, 0, wire::chunk_bits(16));
-        k().deliver_imm(b.con(1), wire::imm_encode(wire::ImmType::IoReq, payload));
+        delivered = k().deliver_imm(b.con(1), wire::imm_encode(wire::ImmType::IoReq, payload));
         connected = true;
         return 0;
     };
     ASSERT_TRUE(f.send_info(b, "gap"));
     k().run();
+    // b's CONNECTED came, with the request there while it ran.
+    ASSERT_TRUE(connected) << "the ULP's CONNECTED for the joining path never came";
+    ASSERT_TRUE(delivered) << "the I/O immediate did not reach the server's connection";
     EXPECT_EQ(stale, 0) << "an I/O reached the ULP for a session it had been told is gone";
+    // Then it was handed to the ULP once b's CONNECTED had returned, or b
+    // closed for it (a second DISCONNECTED).
+    const int closed = f.link_events(RTRS_CORE_LINK_DISCONNECTED);
+    EXPECT_TRUE(later == 1 || closed == 2) << "the request went nowhere: " << later
+                                           << " after CONNECTED, DISCONNECTED " << closed;
     EXPECT_TRUE(f.finish());
 }
 

@@ -77,6 +77,30 @@ def attribute(counts, ranges):
     return per_mod, per_fn
 
 
+def summary_row(case, inv, o, u):
+    """The report's row of a case from each server's figures (o: ours, u:
+    upstream's, each None when that server did not run): instructions per
+    I/O of its module. A server whose module got no instruction in the
+    count (its sections not read, or none of its text sections met) has no
+    figure, never a 0: SERVER_missing instead."""
+    row = {"case": case, "inval": inv}
+    if o and "rtrs_server" in o["modules"]:
+        row["ours"] = o["modules"]["rtrs_server"]
+    elif o:
+        row["ours_missing"] = True
+    if u and "rtrs_server" not in u["modules"]:
+        row["upstream_missing"] = True
+        u = None
+    if u:
+        row["upstream_srv"] = u["modules"]["rtrs_server"]
+        row["upstream_core"] = u["modules"].get("rtrs_core", 0) - (
+            o["modules"].get("rtrs_core", 0) if o else 0)
+        row["upstream"] = row["upstream_srv"] + row["upstream_core"]
+    if "ours" in row and u:
+        row["ratio"] = row["ours"] / row["upstream"]
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ko", action="append", default=[], help="ours=KO, upstream=KO, rtrs_core=KO")
@@ -117,16 +141,9 @@ def main():
     for key, r in res.items():
         case, inv = key.split()
         o, u = r.get("ours"), r.get("upstream")
-        row = {"case": case, "inval": inv}
-        if o:
-            row["ours"] = o["modules"].get("rtrs_server", 0)
-        if u:
-            row["upstream_srv"] = u["modules"].get("rtrs_server", 0)
-            row["upstream_core"] = u["modules"].get("rtrs_core", 0) - (
-                o["modules"].get("rtrs_core", 0) if o else 0)
-            row["upstream"] = row["upstream_srv"] + row["upstream_core"]
-        if o and u:
-            row["ratio"] = row["ours"] / row["upstream"]
+        row = summary_row(case, inv, o, u)
+        if row.get("upstream_missing"):
+            u = None
         rows.append(row)
         f = lambda k, d=r: "%.1f" % k if isinstance(k, float) else str(k)
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
