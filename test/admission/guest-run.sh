@@ -67,7 +67,10 @@ servers_up "admission=\"$at_load\"" || { echo "FAIL: cannot load the modules aga
 
 tracefs_up || { echo "FAIL: no tracefs"; exit 1; }
 tracing=/sys/kernel/tracing
-echo 1 >$tracing/events/rtrs_server/conn_refused/enable && : >$tracing/trace
+for e in conn_refused path_down sess_down; do
+	echo 1 >$tracing/events/rtrs_server/$e/enable
+done
+: >$tracing/trace
 
 step "an address not on the list is refused; an allowed one is served"
 got=$(attempt alpha $srv2 $cli2)
@@ -105,6 +108,8 @@ check "sessions counted once" test "$(refused sessions)" = 1
 
 step "new rules: a rate for $cli, what is up stays"
 # (one token a minute: the bucket does not refill during the flood, however
+check "a path_down trace event with reason=admission" \
+	grep -q "path_down: sess=[^ ]* path=$p1 reason=admission was_up=0$" $tracing/trace
 # slowly the guest makes its connections; with 2/s it did on the debug
 # kernel, and no request was refused)
 check "new rules taken at once" set_rules "allow 10.77.0.0/24; limit rate=1/m burst=4"
@@ -164,6 +169,10 @@ fi
 
 if [ "$peers" != - ]; then
 	step "upstream rnbd-client, refused, reports the server's errno and maps nothing"
+check "a path_down trace event with reason=admission" \
+	grep -q "path_down: sess=alpha path=$p1 reason=admission was_up=1$" $tracing/trace
+check "and sess_down with reason=admission" grep -q "sess_down: sess=alpha reason=admission$" $tracing/trace
+check "no reason without its name in the trace" sh -c "! grep 'reason=0x' $tracing/trace"
 	servers_down || { echo "FAIL: cannot unload"; exit 1; }
 	modprobe null_blk || exit 1
 	insmod_deps "$moddir/rtrs-server.ko" "admission=\"allow $cli\"" &&
@@ -213,8 +222,10 @@ if [ "$rtrs_srv" != - ]; then
 fi
 rm -f $conf
 check "unloaded" rmmod rtrs_server
-f=$tracing/events/rtrs_server/conn_refused/enable
-[ -e "$f" ] && echo 0 >"$f"
+for e in conn_refused path_down sess_down; do
+	f=$tracing/events/rtrs_server/$e/enable
+	[ -e "$f" ] && echo 0 >"$f"
+done
 
 no_new_problems "$problems0" "the admission suite"
 finish
