@@ -16,7 +16,12 @@
 #   - new rules leave what is connected; admission_close closes what they
 #     refuse and nothing else;
 #   - refusals counted per reason in the parameter, a trace event each,
-#     log lines per address and reason;
+#     log lines per address and reason; a path closed by the rules is a
+#     path_down (and sess_down) trace event with reason=admission;
+#   - a write the module cannot see whole (a NUL byte in it, or a whole
+#     page, which sysfs may have cut) is refused and changes nothing;
+#   - a load refused by another parameter keeps nothing of the rules given
+#     (kmemleak, on the debug kernel, at the end of its boot);
 #   - upstream's rnbd-client, refused, reports the server's errno and maps
 #     nothing;
 #   - rtrs-srv shows the rules and the refusals (table, JSON, metrics).
@@ -59,10 +64,19 @@ servers_up "admission=\"$at_load\"" || { echo "FAIL: cannot load the modules"; e
 rules | sed 's/^/   /'
 check "the rules given at load are in effect" \
 	rules_are "allow $cli/32 names=alpha,beta" "allow $cli3/32" "limit sessions=2"
+check "parameters/admission: read and written by root (0644)" test "$(stat -c %a $params/admission)" = 644
 servers_down
 check "a bad text at load fails the load" \
 	sh -c "! insmod $moddir/rtrs-server.ko 'admission=\"allow 10.0.0.1/8\"' 2>/dev/null"
 check "saying why" log_has "admission rules refused at load: line 1: " 1
+# The rules given with a parameter the module refuses before it reads them
+# (max_chunk_size, in init), or with one the loader itself cannot parse:
+# either way the text kept for init is freed (the debug kernel's kmemleak
+# scans at the end of the boot would see it otherwise).
+check "rules with a max_chunk_size refused: the load fails" \
+	sh -c "! insmod $moddir/rtrs-server.ko 'admission=\"allow $cli\"' max_chunk_size=4096 2>/dev/null"
+check "rules with an always_invalidate the loader cannot parse: the load fails" \
+	sh -c "! insmod $moddir/rtrs-server.ko 'admission=\"allow $cli\"' always_invalidate=maybe 2>/dev/null"
 servers_up "admission=\"$at_load\"" || { echo "FAIL: cannot load the modules again"; exit 1; }
 
 tracefs_up || { echo "FAIL: no tracefs"; exit 1; }
@@ -94,6 +108,8 @@ check "logged as a name not allowed" \
 	log_has "bad info request: the session name is not allowed for the client's address ('gamma')" 1
 check "closed as 'admission policy'" log_has "closing path $p1 (admission policy)" 1
 check "no folder gamma" test ! -e $class/gamma
+check "a path_down trace event with reason=admission" \
+	grep -q "path_down: sess=[^ ]* path=$p1 reason=admission was_up=0$" $tracing/trace
 check "name counted once" test "$(refused name)" = 1
 
 step "a session limit: EDQUOT past it"
@@ -108,14 +124,34 @@ check "sessions counted once" test "$(refused sessions)" = 1
 
 step "new rules: a rate for $cli, what is up stays"
 # (one token a minute: the bucket does not refill during the flood, however
-check "a path_down trace event with reason=admission" \
-	grep -q "path_down: sess=[^ ]* path=$p1 reason=admission was_up=0$" $tracing/trace
 # slowly the guest makes its connections; with 2/s it did on the debug
 # kernel, and no request was refused)
 check "new rules taken at once" set_rules "allow 10.77.0.0/24; limit rate=1/m burst=4"
 check "alpha stays" test -d $class/alpha/paths/$p1
 check "a bad text is refused (EINVAL), the rules stay" sh -c "! printf 'allow 10.77.0.1/16\n' >$params/admission"
 check "the kernel log says why" log_has "admission rules refused: line 1: " 1
+check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
+# A write with a NUL in it is taken whole and refused, as any bad text (a
+# parameter's set() saw the text up to the NUL: the first turned the
+# allow-list into one address, the second turned it off).
+nul_refusals=$(log_count "admission rules refused: line 1: a NUL byte")
+check "allow, a NUL, allow 0.0.0.0/0: refused (EINVAL)" \
+	sh -c "! printf 'allow 10.77.0.2\\0allow 0.0.0.0/0' >$params/admission"
+check "the log says why" log_has "admission rules refused: line 1: a NUL byte" $((nul_refusals + 1))
+check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
+check "limit, a NUL, allow: refused (EINVAL)" \
+	sh -c "! printf 'limit sessions=8\\0allow 10.77.0.2' >$params/admission"
+check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
+check "a trailing NUL alone: refused too" sh -c "! printf 'allow 10.77.0.2\\0' >$params/admission"
+check "each of the three logged" log_has "admission rules refused: line 1: a NUL byte" $((nul_refusals + 3))
+check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
+# sysfs hands a store at most a page of one write: a write of a page may
+# have been longer (here a comment of 4096 bytes in one write, which taken
+# would mean 'no rules': every address allowed).
+check "a write of a whole page (4096 bytes): refused (EINVAL)" \
+	sh -c "! head -c 4096 /dev/zero | tr '\\0' '#' |
+		dd of=$params/admission bs=4096 count=1 iflag=fullblock status=none 2>/dev/null"
+check "the log says why" log_has "admission rules refused: a write of 4096 bytes or more may have been cut" 1
 check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
 # One path of 8 connections, made as fast as the client can: past the
 # bucket's 4 the requests are refused.
@@ -133,6 +169,10 @@ check "alpha stays under the new rules until asked" test -d $class/alpha
 check "admission_close taken" sh -c "echo 1 >$params/admission_close"
 check "alpha's path closed" wait_gone $class/alpha 10
 check "closed as 'admission policy'" log_has "alpha: closing path $p1 (admission policy)" 1
+check "a path_down trace event with reason=admission" \
+	grep -q "path_down: sess=alpha path=$p1 reason=admission was_up=1$" $tracing/trace
+check "and sess_down with reason=admission" grep -q "sess_down: sess=alpha reason=admission$" $tracing/trace
+check "no reason without its name in the trace" sh -c "! grep 'reason=0x' $tracing/trace"
 check "beta stays" test -d $class/beta/paths/$p1
 check "the client of alpha saw its path close" wait_pid $alpha 30
 check "admission_close takes only 1" sh -c "! echo 0 >$params/admission_close"
@@ -169,10 +209,6 @@ fi
 
 if [ "$peers" != - ]; then
 	step "upstream rnbd-client, refused, reports the server's errno and maps nothing"
-check "a path_down trace event with reason=admission" \
-	grep -q "path_down: sess=alpha path=$p1 reason=admission was_up=1$" $tracing/trace
-check "and sess_down with reason=admission" grep -q "sess_down: sess=alpha reason=admission$" $tracing/trace
-check "no reason without its name in the trace" sh -c "! grep 'reason=0x' $tracing/trace"
 	servers_down || { echo "FAIL: cannot unload"; exit 1; }
 	modprobe null_blk || exit 1
 	insmod_deps "$moddir/rtrs-server.ko" "admission=\"allow $cli\"" &&
