@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The main job: installs what it needs, builds rtrs-server.ko, rtrs-srv and
-# the upstream RTRS/RNBD peers (from Debian's linux-source, rnbd-server
+# The main job: installs what it needs, builds rtrs-server.ko (the shipped
+# build, as DKMS and the .deb build it: no rtrs-null.ko, no fault-injection
+# points), rtrs-srv and the upstream RTRS/RNBD peers (from Debian's linux-source, rnbd-server
 # against our Module.symvers), boots Debian's kernel in a QEMU guest and runs
 # test/guest/demo.sh there: upstream rnbd-server on OUR rtrs-server exports a
 # RAM disk, upstream rnbd-client maps it over two soft-RoCE paths, data is
@@ -39,7 +40,9 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
-moddir=$build/module/$series
+# The shipped build has a folder of its own (tools/build-module.sh cleans a
+# folder whose build was the other one; the tests' build is in module/).
+moddir=$build/module-shipped/$series
 peers=$build/peers/$series
 
 guest_root=()
@@ -60,7 +63,7 @@ else
 	"${inroot[@]}" tools/roots/build-tools.sh "$build/tools/$series"
 	cli=$build/tools/$series/tools/rtrs-srv/rtrs-srv
 fi
-"${inroot[@]}" tools/build-module.sh "$series" "$moddir"
+"${inroot[@]}" tools/build-module.sh --shipped "$series" "$moddir"
 "${inroot[@]}" tools/upstream/build-peers.sh --rnbd-server-against "$moddir" "$series" "$peers"
 
 echo "== booting $series in QEMU for the demo"

@@ -14,20 +14,27 @@
 
 namespace core {
 
+// The list's values run 0, 1, 2, ... in its order (a gap or a repeat would
+// leave a reason without its trace name, or give one two).
+namespace {
+#define RTRS_CLOSE_REASON_VALUE(name, value, trace, words) value
+constexpr int kReasonValues[] = {RTRS_CLOSE_REASONS(RTRS_CLOSE_REASON_VALUE, RTRS_CLOSE_REASON_COMMA)};
+#undef RTRS_CLOSE_REASON_VALUE
+constexpr bool reason_values_in_order() {
+    for (unsigned i = 0; i < sizeof(kReasonValues) / sizeof(kReasonValues[0]); ++i)
+        if (kReasonValues[i] != static_cast<int>(i)) return false;
+    return true;
+}
+static_assert(reason_values_in_order(), "core/close_reason.h: values must be 0, 1, 2, ... in order");
+}  // namespace
+
 const char* reason_name(CloseReason r) {
     switch (r) {
-    case CloseReason::None: return "none";
-    case CloseReason::ClientDisconnect: return "client disconnect";
-    case CloseReason::SysfsDisconnect: return "sysfs disconnect";
-    case CloseReason::HeartbeatTimeout: return "heartbeat timeout";
-    case CloseReason::StalledHandshake: return "stalled handshake";
-    case CloseReason::DeviceRemoval: return "device removal";
-    case CloseReason::ServerClose: return "server close";
-    case CloseReason::Protocol: return "protocol error";
-    case CloseReason::Transport: return "transport error";
-    case CloseReason::UlpRefused: return "refused by the upper layer";
-    case CloseReason::SetupFailed: return "setup failed";
-    case CloseReason::Admission: return "admission policy";
+#define RTRS_CLOSE_REASON_CASE(name, value, trace, words) \
+    case CloseReason::name:                                \
+        return words;
+        RTRS_CLOSE_REASONS(RTRS_CLOSE_REASON_CASE, RTRS_CLOSE_REASON_NOSEP)
+#undef RTRS_CLOSE_REASON_CASE
     }
     return "?";
 }

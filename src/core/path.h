@@ -37,6 +37,7 @@
 #pragma once
 
 #include "core/connection.h"
+#include "core/close_reason.h"
 #include "core/device.h"
 #include "core/env.h"
 #include "core/handshake.h"
@@ -73,22 +74,13 @@ enum class PathState : rt::u8 {
     Destroying,
 };
 
-// Why a path closes (logged, and in the path_down trace event as a number:
-// keep the values).
+// Why a path closes (logged, and in the path_down and sess_down trace
+// events as a number): the list, the values and their names are in
+// core/close_reason.h.
 enum class CloseReason : rt::u8 {
-    None,
-    ClientDisconnect,  // the client's CM disconnect or error
-    SysfsDisconnect,   // "1" written to its disconnect file
-    HeartbeatTimeout,
-    StalledHandshake,
-    DeviceRemoval,
-    ServerClose,       // the ULP closed the server (rtrs_srv_close)
-    Protocol,          // the client broke the protocol
-    Transport,         // a work request failed
-    UlpRefused,        // the ULP refused the session
-    SetupFailed,       // a resource for it could not be had
-    Admission,         // the admission policy refuses it: its session's name at the info
-                       // request, or anything on the operator's word (close_refused)
+#define RTRS_CLOSE_REASON_ENUMERATOR(name, value, trace, words) name = value,
+    RTRS_CLOSE_REASONS(RTRS_CLOSE_REASON_ENUMERATOR, RTRS_CLOSE_REASON_NOSEP)
+#undef RTRS_CLOSE_REASON_ENUMERATOR
 };
 const char* reason_name(CloseReason r);
 

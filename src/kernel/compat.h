@@ -22,4 +22,14 @@
 #define RTRS_WQ_PERCPU 0
 #endif
 
+/*
+ * A module attribute's show() and store() (the module's own files in
+ * /sys/module/<name>/) take it const from 6.14 on.
+ */
+#ifdef RTRS_HAVE_CONST_MODULE_ATTR
+#define RTRS_MODULE_ATTR_CONST const
+#else
+#define RTRS_MODULE_ATTR_CONST
+#endif
+
 #endif /* RTRS_KERNEL_COMPAT_H */

@@ -16,10 +16,12 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
 #include "core/env.h"
+#include "core/rtrs_core.h"
 #include "kernel/compat.h"
 #include "kernel/glue.h"
 #include "rt/env.h"
@@ -308,6 +310,42 @@ void rtrs_env_waiter_free(struct rtrs_env_waiter *w)
 /* --- memory ------------------------------------------------------------------- */
 
 struct rtrs_glue_held rtrs_glue_held;
+
+int rtrs_glue_held_show(char *buf, size_t cap)
+{
+	__UINT64_TYPE__ sessions, paths;
+
+	rtrs_core_held(&sessions, &paths);
+	return scnprintf(buf, cap,
+			 "sessions %llu\npaths %llu\nconnections %lld\nmrs %lld\nchunk_pages %lld\n",
+			 (unsigned long long)sessions, (unsigned long long)paths,
+			 (long long)atomic64_read(&rtrs_glue_held.cons),
+			 (long long)atomic64_read(&rtrs_glue_held.mrs),
+			 (long long)atomic64_read(&rtrs_glue_held.chunk_pages));
+}
+
+/*
+ * Everything is given back before the module's last step, so what is still
+ * held then is a leak: it is said first, while the core's state is still
+ * there, and before anything the core's exit says or frees.
+ */
+bool rtrs_glue_core_exit(void)
+{
+	__UINT64_TYPE__ s, p;
+	char held[160];
+	bool any;
+
+	rtrs_core_held(&s, &p);
+	any = s || p || atomic64_read(&rtrs_glue_held.cons) || atomic64_read(&rtrs_glue_held.mrs) ||
+	      atomic64_read(&rtrs_glue_held.chunk_pages);
+	if (any) {
+		rtrs_glue_held_show(held, sizeof(held));
+		strreplace(held, '\n', ' ');
+		rtrs_glue_unload_report(strim(held));
+	}
+	rtrs_core_exit();
+	return any;
+}
 
 /*
  * A chunk is high-order pages: without the allocator's own failure report

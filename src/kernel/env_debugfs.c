@@ -110,19 +110,6 @@ void rtrs_env_debugfs_path_del(struct rtrs_env_debugfs_path *p)
 	debugfs_remove((struct dentry *)p);
 }
 
-int rtrs_glue_held_show(char *buf, size_t cap)
-{
-	__UINT64_TYPE__ sessions, paths;
-
-	rtrs_core_held(&sessions, &paths);
-	return scnprintf(buf, cap,
-			 "sessions %llu\npaths %llu\nconnections %lld\nmrs %lld\nchunk_pages %lld\n",
-			 (unsigned long long)sessions, (unsigned long long)paths,
-			 (long long)atomic64_read(&rtrs_glue_held.cons),
-			 (long long)atomic64_read(&rtrs_glue_held.mrs),
-			 (long long)atomic64_read(&rtrs_glue_held.chunk_pages));
-}
-
 static int rtrs_glue_held_open(struct inode *inode, struct file *file)
 {
 	struct rtrs_glue_latency_text *t;

@@ -21,6 +21,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "core/env.h"
+#include "kernel/env_mr.h"
 #include "kernel/glue.h"
 
 /*
@@ -211,24 +212,19 @@ RTRS_INJECTABLE_FN struct rtrs_env_mr *rtrs_env_mr_alloc(struct rtrs_env_dev *de
 {
 	struct rtrs_env_mr *m;
 	struct sg_table sgt;
-	struct scatterlist *sg;
-	unsigned int i;
 	int mapped;
 
 	might_sleep();
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		return NULL;
-	m->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, n);
+	m->mr = ib_alloc_mr(dev->pd, RTRS_GLUE_CHUNK_MR_TYPE, n);
 	if (IS_ERR(m->mr))
 		goto free;
 	/* The chunks are mapped already: a list of their DMA addresses. */
 	if (sg_alloc_table(&sgt, n, GFP_KERNEL))
 		goto dereg;
-	for_each_sg(sgt.sgl, sg, n, i) {
-		sg_dma_address(sg) = dma[i];
-		sg_dma_len(sg) = size;
-	}
+	rtrs_glue_chunk_sg(sgt.sgl, dma, n, size);
 	mapped = ib_map_mr_sg(m->mr, sgt.sgl, n, NULL, size);
 	sg_free_table(&sgt);
 	if (mapped != n)

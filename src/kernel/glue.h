@@ -69,10 +69,18 @@ struct rtrs_glue_held {
 
 extern struct rtrs_glue_held rtrs_glue_held;
 /*
- * env_debugfs.c: the counts above and the core's (sessions, paths), as
+ * env_base.c: the counts above and the core's (sessions, paths), as
  * "name value" lines.
  */
 int rtrs_glue_held_show(char *buf, size_t cap);
+/*
+ * env_base.c: the module's last step. When something is still held, the
+ * counts are said (rtrs_glue_unload_report(), main.c: one error line, which
+ * the tests fail on) before the core frees its own state
+ * (rtrs_core_exit()). True if something was held.
+ */
+bool rtrs_glue_core_exit(void);
+void rtrs_glue_unload_report(const char *held);
 
 /*
  * env_admission.c: the admission rules given at load put in effect (after

@@ -220,23 +220,10 @@ core_exit:
 	return err;
 }
 
-/*
- * Everything is freed once the core has exited: a count that is not zero is
- * a leak, said in one error line (the tests fail on it). True if so.
- */
-static bool rtrs_srv_report_held(void)
+/* Called by rtrs_glue_core_exit() with what the module still holds. */
+void rtrs_glue_unload_report(const char *held)
 {
-	char held[160];
-	__UINT64_TYPE__ s, p;
-
-	rtrs_core_held(&s, &p);
-	if (!s && !p && !atomic64_read(&rtrs_glue_held.cons) &&
-	    !atomic64_read(&rtrs_glue_held.mrs) && !atomic64_read(&rtrs_glue_held.chunk_pages))
-		return false;
-	rtrs_glue_held_show(held, sizeof(held));
-	strreplace(held, '\n', ' ');
 	pr_err("unloaded while still holding: %s\n", held);
-	return true;
 }
 
 /* The ULPs on top of us have closed their servers by now (they use us). */
@@ -247,8 +234,7 @@ static void __exit rtrs_srv_exit(void)
 	rtrs_glue_debugfs_exit();
 	rtrs_glue_sysfs_exit();
 	rtrs_glue_admission_exit();
-	rtrs_core_exit();
-	if (rtrs_srv_report_held())
+	if (rtrs_glue_core_exit())
 		return;
 	pr_info("unloaded\n");
 }

@@ -13,6 +13,8 @@
 #include <linux/tracepoint.h>
 #include <linux/version.h>
 
+#include "core/close_reason.h"
+
 /* 6.10 dropped __assign_str()'s source argument (it is __string()'s). */
 #ifndef rtrs_assign_str
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
@@ -22,20 +24,13 @@
 #endif
 #endif
 
-/* The core's CloseReason values (src/core/path.h), for the text of reason. */
-#define rtrs_show_reason(r)					\
-	__print_symbolic(r,					\
-		{ 0, "none" },					\
-		{ 1, "client_disconnect" },			\
-		{ 2, "sysfs_disconnect" },			\
-		{ 3, "heartbeat_timeout" },			\
-		{ 4, "stalled_handshake" },			\
-		{ 5, "device_removal" },			\
-		{ 6, "server_close" },				\
-		{ 7, "protocol_error" },			\
-		{ 8, "transport_error" },			\
-		{ 9, "ulp_refused" },				\
-		{ 10, "setup_failed" })
+/*
+ * The text of reason: the core's CloseReason values and their names, from
+ * the one list of them (core/close_reason.h).
+ */
+#define rtrs_show_reason(r)						\
+	__print_symbolic(r, RTRS_CLOSE_REASONS(RTRS_CLOSE_REASON_SYMBOL,	\
+					       RTRS_CLOSE_REASON_COMMA))
 
 TRACE_EVENT(sess_up,
 	TP_PROTO(const char *sess),

@@ -16,7 +16,12 @@
 #   - new rules leave what is connected; admission_close closes what they
 #     refuse and nothing else;
 #   - refusals counted per reason in the parameter, a trace event each,
-#     log lines per address and reason;
+#     log lines per address and reason; a path closed by the rules is a
+#     path_down (and sess_down) trace event with reason=admission;
+#   - a write the module cannot see whole (a NUL byte in it, or a whole
+#     page, which sysfs may have cut) is refused and changes nothing;
+#   - a load refused by another parameter keeps nothing of the rules given
+#     (kmemleak, on the debug kernel, at the end of its boot);
 #   - upstream's rnbd-client, refused, reports the server's errno and maps
 #     nothing;
 #   - rtrs-srv shows the rules and the refusals (table, JSON, metrics).
@@ -78,6 +83,7 @@ servers_up "admission=\"$at_load\"" || { echo "FAIL: cannot load the modules"; e
 rules | sed 's/^/   /'
 check "the rules given at load are in effect" \
 	rules_are "allow $cli/32 names=alpha,beta" "allow $cli3/32" "limit sessions=2"
+check "parameters/admission: read and written by root (0644)" test "$(stat -c %a $params/admission)" = 644
 check "unloaded for the next load" servers_down
 mark="admission: a bad text at load"
 log_mark "$mark"
@@ -85,11 +91,23 @@ check "a bad text at load fails the load with EINVAL" \
 	refused_with "$einval" insmod "$moddir/rtrs-server.ko" 'admission="allow 10.0.0.1/8"'
 check "and leaves the module unloaded" test ! -e /sys/module/rtrs_server
 check "saying why" log_has_after "$mark" "admission rules refused at load: line 1: "
+# The rules given with a parameter the module refuses before it reads them
+# (max_chunk_size, in init), or with one the loader itself cannot parse:
+# either way the text kept for init is freed (the debug kernel's kmemleak
+# scans at the end of the boot would see it otherwise).
+check "rules with a max_chunk_size refused: the load fails" \
+	sh -c "! insmod $moddir/rtrs-server.ko 'admission=\"allow $cli\"' max_chunk_size=4096 2>/dev/null"
+check "rules with an always_invalidate the loader cannot parse: the load fails" \
+	sh -c "! insmod $moddir/rtrs-server.ko 'admission=\"allow $cli\"' always_invalidate=maybe 2>/dev/null"
+check "and leave the module unloaded" test ! -e /sys/module/rtrs_server
 servers_up "admission=\"$at_load\"" || { echo "FAIL: cannot load the modules again"; exit 1; }
 
 tracefs_up || { echo "FAIL: no tracefs"; exit 1; }
 tracing=/sys/kernel/tracing
-echo 1 >$tracing/events/rtrs_server/conn_refused/enable && : >$tracing/trace
+for e in conn_refused path_down sess_down; do
+	echo 1 >$tracing/events/rtrs_server/$e/enable
+done
+: >$tracing/trace
 
 step "an address not on the list is refused; an allowed one is served"
 mark="admission: an address not on the list"
@@ -117,6 +135,8 @@ check "logged as a name not allowed" \
 	log_has_after "$mark" "bad info request: the session name is not allowed for the client's address ('gamma')"
 check "closed as 'admission policy'" log_has_after "$mark" "closing path $p1 (admission policy)"
 check "no folder gamma" test ! -e $class/gamma
+check "a path_down trace event with reason=admission" \
+	grep -q "path_down: sess=[^ ]* path=$p1 reason=admission was_up=0$" $tracing/trace
 check "name counted once" test "$(refused name)" = 1
 
 step "a session limit: EDQUOT past it"
@@ -141,6 +161,28 @@ check "a bad text is refused (EINVAL), the rules stay" \
 	refused_with "$einval" bash -c "printf 'allow 10.77.0.1/16\n' >$params/admission"
 check "the kernel log says why" log_has_after "$mark" "admission rules refused: line 1: "
 check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
+# A write with a NUL in it is taken whole and refused, as any bad text (a
+# parameter's set() saw the text up to the NUL: the first turned the
+# allow-list into one address, the second turned it off).
+nul_refusals=$(log_count "admission rules refused: line 1: a NUL byte")
+check "allow, a NUL, allow 0.0.0.0/0: refused (EINVAL)" \
+	refused_with "$einval" bash -c "printf 'allow 10.77.0.2\\0allow 0.0.0.0/0' >$params/admission"
+check "the log says why" log_has "admission rules refused: line 1: a NUL byte" $((nul_refusals + 1))
+check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
+check "limit, a NUL, allow: refused (EINVAL)" \
+	sh -c "! printf 'limit sessions=8\\0allow 10.77.0.2' >$params/admission"
+check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
+check "a trailing NUL alone: refused too" sh -c "! printf 'allow 10.77.0.2\\0' >$params/admission"
+check "each of the three logged" log_has "admission rules refused: line 1: a NUL byte" $((nul_refusals + 3))
+check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
+# sysfs hands a store at most a page of one write: a write of a page may
+# have been longer (here a comment of 4096 bytes in one write, which taken
+# would mean 'no rules': every address allowed).
+check "a write of a whole page (4096 bytes): refused (EINVAL)" \
+	sh -c "! head -c 4096 /dev/zero | tr '\\0' '#' |
+		dd of=$params/admission bs=4096 count=1 iflag=fullblock status=none 2>/dev/null"
+check "the log says why" log_has "admission rules refused: a write of 4096 bytes or more may have been cut" 1
+check "the rules in effect unchanged" rules_are "allow 10.77.0.0/24" "limit rate=1/m burst=4"
 # One path of 8 connections, made as fast as the client can: past the
 # bucket's 4 the requests are refused.
 mark="admission: a flood past the rate"
@@ -161,6 +203,10 @@ log_mark "$mark"
 check "admission_close taken" sh -c "echo 1 >$params/admission_close"
 check "alpha's path closed" wait_gone $class/alpha 10
 check "closed as 'admission policy'" log_has_after "$mark" "alpha: closing path $p1 (admission policy)"
+check "a path_down trace event with reason=admission" \
+	grep -q "path_down: sess=alpha path=$p1 reason=admission was_up=1$" $tracing/trace
+check "and sess_down with reason=admission" grep -q "sess_down: sess=alpha reason=admission$" $tracing/trace
+check "no reason without its name in the trace" sh -c "! grep 'reason=0x' $tracing/trace"
 check "beta stays" test -d $class/beta/paths/$p1
 rc=none
 wait_pid $alpha 30 && { wait $alpha; rc=$?; }
@@ -250,8 +296,10 @@ if [ "$rtrs_srv" != - ]; then
 fi
 rm -f $conf
 check "unloaded" rmmod rtrs_server
-f=$tracing/events/rtrs_server/conn_refused/enable
-[ -e "$f" ] && echo 0 >"$f"
+for e in conn_refused path_down sess_down; do
+	f=$tracing/events/rtrs_server/$e/enable
+	[ -e "$f" ] && echo 0 >"$f"
+done
 
 no_new_problems "$problems0" "the admission suite"
 finish

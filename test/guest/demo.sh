@@ -10,7 +10,9 @@
 # then everything is unmapped and unloaded.
 # Exits 0 only if every step worked; leaves no rtrs/rnbd module loaded.
 # Usage: demo.sh MODULE_DIR PEERS_DIR RTRS_SRV_BINARY
-#   MODULE_DIR: holds our rtrs-server.ko (tools/build-module.sh)
+#   MODULE_DIR: holds our rtrs-server.ko, the shipped build
+#               (tools/build-module.sh --shipped, as DKMS builds it): the
+#               demo refuses the test build
 #   PEERS_DIR:  tools/upstream/build-peers.sh's OUTDIR, built with
 #               --rnbd-server-against MODULE_DIR
 set -uo pipefail
@@ -76,6 +78,14 @@ echo 7 > /proc/sys/kernel/printk
 modprobe brd rd_nr=1 rd_size=$((2 * mib * 1024)) || die "modprobe brd"
 
 step "server side: OUR rtrs-server.ko, upstream rnbd-server.ko built against it"
+# The module that ships (DKMS, the .deb): the test build says so in modinfo
+# (test_build) and has rtrs-null.ko beside it.
+modinfo "$moddir/rtrs-server.ko" | grep -E '^(filename|version|description|vermagic|test_build):'
+[ -z "$(modinfo -F test_build "$moddir/rtrs-server.ko")" ] ||
+	die "$moddir/rtrs-server.ko is the test build (modinfo test_build): the demo shows the module that ships (tools/build-module.sh --shipped)"
+[ ! -e "$moddir/rtrs-null.ko" ] ||
+	die "$moddir has rtrs-null.ko beside rtrs-server.ko: the test build's folder, not the shipped one"
+echo "the shipped build: no test_build in modinfo, no rtrs-null.ko"
 load_deps "$moddir/rtrs-server.ko" || die "modules rtrs-server.ko needs"
 insmod "$moddir/rtrs-server.ko" || die "insmod $moddir/rtrs-server.ko"
 insmod "$peers/rnbd-against/rnbd-server.ko" || die "insmod rnbd-server.ko"

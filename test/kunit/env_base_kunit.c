@@ -3,12 +3,13 @@
  * rtrs-server-kunit.ko, part two: the glue's basic environment
  * (src/kernel/env_base.c): locks, work items, waiters, time and memory.
  *
- * env_base.c is compiled into this file; what it calls outside itself,
- * rtrs_core_run_work(), is the stub below: it records which owner and kind
- * ran, when and in what context, and does what the case asked of the run
+ * env_base.c is compiled into this file; what it calls outside itself is
+ * stubbed here: rtrs_core_run_work() records which owner and kind ran,
+ * when and in what context, and does what the case asked of the run
  * (block until released, requeue itself, free its own work item as a
- * path's close work does). The workqueue is the glue's own, made by
- * rtrs_glue_base_init() for the work suite.
+ * path's close work does); rtrs_core_held(), rtrs_core_exit() and
+ * main.c's rtrs_glue_unload_report() are the held suite's. The workqueue
+ * is the glue's own, made by rtrs_glue_base_init() for the work suite.
  *
  * Lockdep, KASAN, kmemleak and debugobjects (work items, timers) watch
  * every case; guest-run.sh fails the run on any report of theirs.
@@ -852,4 +853,100 @@ static struct kunit_suite mem_suite = {
 	.test_cases = mem_cases,
 };
 
-kunit_test_suites(&lock_suite, &work_suite, &mem_suite);
+/* ===== suite rtrs_srv_env_held: what the module still holds when it unloads ====== */
+
+/*
+ * The core's counts as the case sets them, and a core exit that frees what
+ * it still had (the counts drop to zero with it); the report main.c would
+ * print, recorded (printed, it would be a problem line of the run).
+ */
+static struct {
+	u64 sessions, paths;
+	int exits, reports;
+	bool reported_before_exit;
+	char said[160];
+} held_stub;
+
+void rtrs_core_held(__UINT64_TYPE__ *sessions, __UINT64_TYPE__ *paths)
+{
+	*sessions = held_stub.sessions;
+	*paths = held_stub.paths;
+}
+
+void rtrs_core_exit(void)
+{
+	held_stub.exits++;
+	held_stub.sessions = 0;
+	held_stub.paths = 0;
+}
+
+void rtrs_glue_unload_report(const char *held)
+{
+	held_stub.reports++;
+	held_stub.reported_before_exit = held_stub.exits == 0;
+	strscpy(held_stub.said, held, sizeof(held_stub.said));
+}
+
+static int held_init(struct kunit *test)
+{
+	memset(&held_stub, 0, sizeof(held_stub));
+	/* The other suites give back all they take. */
+	KUNIT_ASSERT_EQ(test, atomic64_read(&rtrs_glue_held.cons), 0);
+	KUNIT_ASSERT_EQ(test, atomic64_read(&rtrs_glue_held.mrs), 0);
+	KUNIT_ASSERT_EQ(test, atomic64_read(&rtrs_glue_held.chunk_pages), 0);
+	return 0;
+}
+
+/* Nothing held: nothing said, the core exits. */
+static void held_nothing_nothing_said(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, rtrs_glue_core_exit());
+	KUNIT_EXPECT_EQ(test, held_stub.reports, 0);
+	KUNIT_EXPECT_EQ(test, held_stub.exits, 1);
+}
+
+/*
+ * Sessions and paths the core still has are said before its exit frees
+ * them (said after it, the counts would be zero and the leak unsaid).
+ */
+static void held_core_said_before_its_exit(struct kunit *test)
+{
+	held_stub.sessions = 1;
+	held_stub.paths = 2;
+	KUNIT_EXPECT_TRUE(test, rtrs_glue_core_exit());
+	KUNIT_EXPECT_EQ(test, held_stub.exits, 1);
+	KUNIT_ASSERT_EQ(test, held_stub.reports, 1);
+	KUNIT_EXPECT_TRUE(test, held_stub.reported_before_exit);
+	KUNIT_EXPECT_STREQ(test, held_stub.said,
+			   "sessions 1 paths 2 connections 0 mrs 0 chunk_pages 0");
+}
+
+/* The glue's own counts are said too, each of them. */
+static void held_glue_counts_said(struct kunit *test)
+{
+	atomic64_add(3, &rtrs_glue_held.cons);
+	atomic64_add(4, &rtrs_glue_held.mrs);
+	atomic64_add(32, &rtrs_glue_held.chunk_pages);
+	KUNIT_EXPECT_TRUE(test, rtrs_glue_core_exit());
+	atomic64_sub(3, &rtrs_glue_held.cons);
+	atomic64_sub(4, &rtrs_glue_held.mrs);
+	atomic64_sub(32, &rtrs_glue_held.chunk_pages);
+	KUNIT_ASSERT_EQ(test, held_stub.reports, 1);
+	KUNIT_EXPECT_STREQ(test, held_stub.said,
+			   "sessions 0 paths 0 connections 3 mrs 4 chunk_pages 32");
+}
+
+static struct kunit_case held_cases[] = {
+	KUNIT_CASE(held_nothing_nothing_said),
+	KUNIT_CASE(held_core_said_before_its_exit),
+	KUNIT_CASE(held_glue_counts_said),
+	{}
+};
+
+static struct kunit_suite held_suite = {
+	.name = "rtrs_srv_env_held",
+	.init = held_init,
+	.test_cases = held_cases,
+};
+
+kunit_test_suites(&lock_suite, &work_suite, &mem_suite, &held_suite);

@@ -350,6 +350,12 @@ TEST_F(CliAdmission, BadRulesAreReportedWithTheCoresWordsAndNothingIsWritten) {
               "bad rules in standard input (nothing written): line 2: burst= without a rate"},
              {{"-"}, std::string("allow 10.0.0.0/8\0", 17),
               "bad rules in standard input (nothing written): line 1: a NUL byte"},
+             // Issue 38's texts: cut at the NUL, the first is one address,
+             // the second a limit with no allow-list.
+             {{"-"}, std::string("allow 10.77.0.2\0allow 0.0.0.0/0", 31),
+              "bad rules in standard input (nothing written): line 1: a NUL byte"},
+             {{"-"}, std::string("limit sessions=8\0allow 10.77.0.2", 32),
+              "bad rules in standard input (nothing written): line 1: a NUL byte"},
          }) {
         RunOptions o;
         o.stdin_text = c.stdin_text;

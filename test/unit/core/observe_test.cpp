@@ -5,10 +5,14 @@
 // the trace events with their fields, and log lines that name the session.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "core/close_reason.h"
 #include "core/histogram.h"
+#include "core/path.h"
 #include "fake_env.h"
 #include "harness.h"
 
@@ -310,6 +314,52 @@ TEST(Trace, ClientDisconnectAndServerClose) {
     EXPECT_EQ(down[1].sess, "stayer");
     EXPECT_EQ(down[1].why, "server close");
     EXPECT_EQ(k().traces_named("sess_down").size(), 2u);
+}
+
+// Every reason a path closes for has its value, its words (reason_name(),
+// the log) and its trace name (the table src/kernel/trace.h prints
+// sess_down's and path_down's reason with), all made from the one list in
+// core/close_reason.h: values 0, 1, 2, ... as the enum has them, names
+// unique, trace names lower-case identifiers. (Issue 38: the trace table
+// was a copy that had no name for Admission, and the events printed 0xb.)
+TEST(Trace, EveryCloseReasonHasItsNames) {
+    struct Entry {
+        core::CloseReason reason;
+        int value;
+        const char* trace;
+        const char* words;
+    };
+#define ENTRY(name, value, trace, words) Entry{core::CloseReason::name, value, #trace, words}
+    const Entry list[] = {RTRS_CLOSE_REASONS(ENTRY, RTRS_CLOSE_REASON_COMMA)};
+#undef ENTRY
+    // trace.h's table, built as trace.h builds it.
+    struct Symbol {
+        long value;
+        const char* name;
+    };
+    const Symbol table[] = {RTRS_CLOSE_REASONS(RTRS_CLOSE_REASON_SYMBOL, RTRS_CLOSE_REASON_COMMA)};
+    const std::size_t n = sizeof(list) / sizeof(list[0]);
+    ASSERT_EQ(sizeof(table) / sizeof(table[0]), n);
+    std::set<std::string> traces, words;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Entry& e = list[i];
+        EXPECT_EQ(e.value, static_cast<int>(i)) << e.trace;
+        EXPECT_EQ(static_cast<int>(e.reason), e.value) << e.trace;
+        EXPECT_EQ(table[i].value, e.value) << e.trace;
+        EXPECT_STREQ(table[i].name, e.trace);
+        EXPECT_STREQ(core::reason_name(e.reason), e.words) << e.trace;
+        EXPECT_STRNE(core::reason_name(e.reason), "?") << e.trace;
+        const std::string t = e.trace;
+        EXPECT_FALSE(t.empty());
+        for (char ch : t) EXPECT_TRUE(std::islower(static_cast<unsigned char>(ch)) || ch == '_') << t;
+        EXPECT_TRUE(traces.insert(t).second) << "trace name twice: " << t;
+        EXPECT_FALSE(std::string(e.words).empty()) << t;
+        EXPECT_TRUE(words.insert(e.words).second) << "words twice: " << e.words;
+    }
+    // The admission policy's reason, the one that had no trace name.
+    EXPECT_STREQ(table[static_cast<int>(core::CloseReason::Admission)].name, "admission");
+    // Past the list: no name.
+    EXPECT_STREQ(core::reason_name(static_cast<core::CloseReason>(n)), "?");
 }
 
 TEST(Trace, AStalledHandshakeWasNeverUp) {
