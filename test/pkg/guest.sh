@@ -181,6 +181,39 @@ rc=$?
 sed 's/^/  /' $log/check-module
 check "DKMS's rtrs-server.ko is the shipped variant (tools/check-module.sh --shipped, above: exit $rc)" \
 	test $rc -eq 0
+# Secure Boot: DKMS signs what it builds with its machine owner key (DKMS 3,
+# Debian 12 on: whenever it finds the kernel's sign-file; the key
+# /var/lib/dkms/mok.key and its certificate mok.pub, made on first use,
+# unless /etc/dkms/framework.conf names others), which an operator enrolls
+# once (mokutil --import); a kernel in lockdown refuses the module unsigned.
+# (DKMS's dpkg output does not say which key it used: the configuration's
+# mok_certificate, else its default.)
+dkms_v=$(dpkg-query -W -f='${Version}' dkms)
+mok=$(sed -n 's/^[[:space:]]*mok_certificate=//p' /etc/dkms/framework.conf \
+	/etc/dkms/framework.conf.d/*.conf 2>/dev/null | tail -n 1 | tr -d '"')
+mok=${mok:-/var/lib/dkms/mok.pub}
+signer=$(modinfo -F signer "$ko" 2>&1)
+sig_key=$(modinfo -F sig_key "$ko" 2>&1)
+if dpkg --compare-versions "$dkms_v" ge 3; then
+	note "DKMS $dkms_v: signer '$signer', key $sig_key; DKMS's certificate: $mok"
+	check "DKMS $dkms_v signed rtrs-server.ko ('$signer')" test -n "$signer"
+	if [ -f "$mok" ]; then
+		serial=$(openssl x509 -inform DER -in "$mok" -noout -serial 2>&1 | sed 's/^serial=//')
+		subject=$(openssl x509 -inform DER -in "$mok" -noout -subject -nameopt multiline 2>&1 |
+			sed -n 's/^ *commonName *= *//p')
+		check "the signer is DKMS's key, $mok ('$subject')" test "$signer" = "$subject"
+		# (modinfo prints the serial's bytes, openssl the number: compared
+		# without colons and leading zeros)
+		k=$(echo "${sig_key//:/}" | tr a-f A-F | sed 's/^0*//')
+		s=$(echo "$serial" | tr a-f A-F | sed 's/^0*//')
+		check "the signature's key is $mok's serial ($sig_key; $serial)" \
+			test -n "$s" -a "$k" = "$s"
+	else
+		fail "DKMS's certificate $mok is there"
+	fi
+else
+	skip "DKMS $dkms_v signs no module (signing came with DKMS 3): signer '${signer}'"
+fi
 check "rtrs-srv is /usr/sbin/rtrs-srv" test "$(command -v rtrs-srv)" = /usr/sbin/rtrs-srv
 # The metrics timer (node_exporter's textfile collector): installed, not enabled.
 check "the metrics service and timer are installed" \
