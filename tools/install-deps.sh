@@ -26,7 +26,7 @@ demo="
 	qemu-system-x86 busybox-static iproute2 procps
 "
 packages="$demo
-	bc flex bison libelf-dev libssl-dev pkg-config
+	bc flex bison libelf-dev libssl-dev openssl pkg-config
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
 	libibverbs-dev librdmacm-dev
 	fio dmsetup perftest python3-matplotlib
@@ -40,7 +40,7 @@ packages="$demo
 # tools/run-tests.sh can start that build (the longest step of the test
 # command) before the rest is installed.
 debug_kernel="
-	build-essential gcc make bc flex bison libelf-dev libssl-dev xz-utils
+	build-essential gcc make bc flex bison libelf-dev libssl-dev openssl xz-utils
 	kmod cpio linux-source-6.1
 "
 [ "${1:-}" = --demo ] && packages=$demo

@@ -7,18 +7,28 @@
 # tools/debug-kernel/build.sh must have built the kernel first (ctest:
 # debug.kernel).
 #
+# Every boot runs with module.sig_enforce=1 (a Secure Boot server's
+# lockdown refuses unsigned modules the same way): the steps that build
+# modules sign them with the kernel's test key (tools/debug-kernel/sign.sh).
+#
 # Usage: test/debug/run.sh BUILD_DIR STEP [ARGS...]
 #   module                 build rtrs-server.ko and rtrs-null.ko against the
-#                          debug kernel, in BUILD_DIR/debug/module
+#                          debug kernel, in BUILD_DIR/debug/module, and sign
+#                          them; for the signing suite also
+#                          unsigned/rtrs-server.ko (the same module without
+#                          its signature) and other-key/rtrs-server.ko
+#                          (signed by a key the kernel does not trust)
 #   kunit-module           build rtrs-server-kunit.ko (test/kunit/build.sh) in
-#                          BUILD_DIR/debug/kunit
+#                          BUILD_DIR/debug/kunit, and sign it
 #   boot --suites FILE --out DIR
 #                          boot the debug kernel once and run the suites of
 #                          FILE (tools/vm/boot-suites): what ctest's debug.boot
 #                          does
 # By hand, one suite a boot:
 #   peers                  build the upstream peers against it (rnbd-server
-#                          against our Module.symvers), in BUILD_DIR/debug/peers
+#                          against our Module.symvers), in BUILD_DIR/debug/peers,
+#                          and sign them
+#   signing                test/debug/signing.sh (needs module)
 #   smoke                  test/guest/smoke.sh
 #   abi ABI_TESTS CLIENT   test/abi/guest-run.sh
 #   io CLIENT Y|N          test/io/guest-run.sh
@@ -37,7 +47,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-usage() { sed -n '10,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^# Results:/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 build=$(mkdir -p "$1" && cd "$1" && pwd)
 step=$2
@@ -51,6 +61,8 @@ eval "$env"
 kver=$RTRS_DEBUG_KERNEL_VERSION
 moddir=$build/debug/module
 peersdir=$build/debug/peers
+sign=$top/tools/debug-kernel/sign.sh
+enforce=(--append module.sig_enforce=1)
 
 # Guest memory: 1 GB keeps each kmemleak scan near 20 s under TCG.
 guest() { # NAME TIMEOUT COMMAND...
@@ -60,22 +72,37 @@ guest() { # NAME TIMEOUT COMMAND...
 		{ echo "FAIL: no $moddir/rtrs-server.ko (ctest debug.module)" >&2; exit 1; }
 	exec "$top/tools/vm/run-guest" --kernel "$RTRS_DEBUG_KERNEL_BZIMAGE" \
 		--modules-root "$RTRS_DEBUG_KERNEL_MODROOT" --kver "$kver" \
-		--kmemleak --mem 1024 --timeout "$timeout" \
+		--kmemleak --mem 1024 --timeout "$timeout" "${enforce[@]}" \
 		--out "$build/vm/debug-$name" -- "$@"
 }
 
 case $step in
 module)
-	exec "$top/tools/build-module.sh" --kdir "$RTRS_DEBUG_KERNEL_BUILD" "$kver" "$moddir" ;;
+	"$top/tools/build-module.sh" --kdir "$RTRS_DEBUG_KERNEL_BUILD" "$kver" "$moddir"
+	"$sign" "$moddir/rtrs-server.ko" "$moddir/rtrs-null.ko"
+	mkdir -p "$moddir/unsigned" "$moddir/other-key"
+	"$sign" --unsigned "$moddir/rtrs-server.ko" "$moddir/unsigned/rtrs-server.ko"
+	"$sign" --unsigned "$moddir/rtrs-server.ko" "$moddir/other-key/rtrs-server.ko"
+	"$sign" --new-key "$build/debug/untrusted-key.pem" "$build/debug/untrusted-key.x509"
+	"$sign" --key "$build/debug/untrusted-key.pem" "$build/debug/untrusted-key.x509" \
+		"$moddir/other-key/rtrs-server.ko"
+	;;
 peers)
-	exec "$top/tools/upstream/build-peers.sh" --kdir "$RTRS_DEBUG_KERNEL_BUILD" \
-		--rnbd-server-against "$moddir" "$kver" "$peersdir" ;;
+	"$top/tools/upstream/build-peers.sh" --kdir "$RTRS_DEBUG_KERNEL_BUILD" \
+		--rnbd-server-against "$moddir" "$kver" "$peersdir"
+	find "$peersdir" -name '*.ko' -exec "$sign" {} +
+	;;
 kunit-module)
-	exec "$top/test/kunit/build.sh" "$RTRS_DEBUG_KERNEL_BUILD" "$build/debug/kunit" ;;
+	"$top/test/kunit/build.sh" "$RTRS_DEBUG_KERNEL_BUILD" "$build/debug/kunit"
+	"$sign" "$build/debug/kunit/rtrs-server-kunit.ko"
+	;;
 boot)
 	exec "$top/tools/vm/boot-suites" --kernel "$RTRS_DEBUG_KERNEL_BZIMAGE" \
 		--modules-root "$RTRS_DEBUG_KERNEL_MODROOT" --kver "$kver" \
-		--kmemleak --mem 1024 "$@" ;;
+		--kmemleak --mem 1024 "${enforce[@]}" "$@" ;;
+signing)
+	[ $# -eq 0 ] || usage
+	guest signing 900 "$here/signing.sh" "$moddir" ;;
 smoke)
 	[ $# -eq 0 ] || usage
 	guest smoke 1500 "$top/test/guest/smoke.sh" "$moddir/rtrs-server.ko" ;;
