@@ -78,6 +78,8 @@ enum class PathState : rt::u8 {
 // events as a number): the list, the values and their names are in
 // core/close_reason.h.
 enum class CloseReason : rt::u8 {
+// (an enumerator cannot be in parentheses)
+// NOLINTNEXTLINE(bugprone-macro-parentheses)
 #define RTRS_CLOSE_REASON_ENUMERATOR(name, value, trace, words) name = value,
     RTRS_CLOSE_REASONS(RTRS_CLOSE_REASON_ENUMERATOR, RTRS_CLOSE_REASON_NOSEP)
 #undef RTRS_CLOSE_REASON_ENUMERATOR

@@ -261,7 +261,8 @@ int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev
         if (!dev.ok())
             return drop_fresh(sess, fresh, cm, peer, dev.error(),
                               dev.error() == rt::errc::busy ? "the device is going away"
-                                                            : "cannot use the device");
+                                                            : "cannot use the device",
+                              peer);
         path = new (rt::Gfp::kernel) Path(sess, req);
         if (!path) return drop_fresh(sess, fresh, cm, peer, rt::errc::nomem, "no memory for the path");
         auto set = path->setup(rt::move(dev.value()), client, server, port_num, &why);

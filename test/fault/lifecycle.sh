@@ -284,8 +284,9 @@ if want 28; then
 		# coming up, up or closing (its log says so for the path's
 		# addresses: the removal closing one, or, as soft-RoCE's removal
 		# waits for every process that has the device open, a client
-		# setting up a path that comes up and leaves meanwhile). A delete
-		# on an idle device has none.
+		# setting up a path that comes up and leaves meanwhile, or its
+		# request refused because the device is going away). A delete on
+		# an idle device has none.
 		# (a path's own "closed" line is not counted: its close may have
 		# begun before the delete)
 		busy=$(log_after "$mark" "$p2" | grep -cE "path $p2 is up|closing path $p2 \(|refused.*\($p2\)")

@@ -68,6 +68,21 @@ fi
 # Made next to its place and moved there whole: a run stopped half way
 # leaves no root that looks finished.
 tmp=$top/.$release.tmp
+# A make killed mid-way (the test command stopped) leaves mmdebstrap's
+# mounts in its root (proc, sys, dev/pts, dev/shm), which rm -rf cannot
+# remove (and must not walk into): take them away first, the deepest first.
+unmount_below() {
+	local d
+	[ -e "$1" ] || return 0
+	d=$(realpath "$1")
+	awk -v d="$d" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/mounts |
+		sort -r | while read -r m; do
+			echo "make-root.sh: unmounting $m (left by a make that was stopped)"
+			umount -l "$m"
+		done
+}
+unmount_below "$tmp"
+unmount_below "$root.old"
 rm -rf "$tmp" "$root.old"
 echo "making the root of $release ($series) in $root from $mirror (a few minutes)"
 start=$(date +%s)
@@ -90,7 +105,7 @@ kver=$(kver_of "$tmp")
 [ -f "$tmp/boot/vmlinuz-$kver" ] || { echo "make-root.sh: no /boot/vmlinuz-$kver in the new root" >&2; exit 1; }
 ls "$tmp/usr/src/linux-source-$series.tar.xz" >/dev/null
 echo "$recipe" >"$tmp/.rtrs-root"
-[ -d "$root" ] && mv "$root" "$root.old"
+[ -d "$root" ] && unmount_below "$root" && mv "$root" "$root.old"
 mv "$tmp" "$root"
 rm -rf "$root.old"
 echo "root of $release made in $(($(date +%s) - start)) s: kernel $kver"

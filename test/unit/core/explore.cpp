@@ -119,7 +119,7 @@ class World {
 public:
     World(const Scenario& s, Chooser& ch) : s_(s), ch_(ch) {}
     Result go();
-    void print_now();  // (ASan's death callback)
+    [[maybe_unused]] void print_now();  // (ASan's death callback)
 
 private:
     // --- building blocks ---

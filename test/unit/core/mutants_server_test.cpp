@@ -157,6 +157,13 @@ TEST(MutantsServer, ARefusalForTheDeviceSaysWhy) {
     EXPECT_NE(f.connect(b, 0), 0);
     EXPECT_EQ(b.cms[0]->reject_errno, 16);
     EXPECT_EQ(last_refusal(), "the device is going away");
+    // The log line names the addresses (row 28's guest check counts it as
+    // a request of that path during the removal).
+    bool named = false;
+    for (auto& l : fake_env::state().logs)
+        named |= l.second.find("connection request refused: the device is going away "
+                               "(ip:10.77.0.3@ip:10.77.0.1)") != std::string::npos;
+    EXPECT_TRUE(named);
     core::module()->await_device_removal(removal);
     auto c = h::client(157, 2, 4, 2);  // another device, which cannot be opened
     k().on_point = [](const char* what) {
