@@ -133,6 +133,45 @@ TEST(MutantsIo, AWaitingResponseWhosePostFailsClosesThePathCleanly) {
     EXPECT_TRUE(f.finish());
 }
 
+// A response that waits for room in the send queue is no longer the ULP's:
+// a second answer for it is refused with a warning, as one for a response
+// already sent is, and the response goes out once.
+TEST(MutantsIo, ASecondAnswerForAWaitingResponseIsRefused) {
+    h::Opts o;
+    o.queue_depth = 512;
+    h::Fixture f(o);
+    k().dev_attrs.max_qp_wr = 600;  // 512 responses of 2 work requests do not fit
+    auto c = h::client(144);
+    ASSERT_TRUE(f.up(c, "again"));
+    for (std::uint32_t id = 0; id < 512; ++id) {
+        std::uint8_t* mem = f.chunk_mem(c, id);
+        ASSERT_TRUE(wire::encode_rdma_write(rt::MutBytes(mem + 8, 8), 0).ok());
+        ASSERT_TRUE(f.io_imm(c, 1, id, 8));
+    }
+    for (int guard = 0; guard < 10000 && f.ops_seen() < 512; ++guard)
+        if (!k().complete_send(c.con(1))) break;
+    ASSERT_EQ(f.ops_seen(), 512u);
+    std::vector<rtrs_srv_op*> ops;
+    for (auto& e : k().events)
+        if (e.kind == fake::Event::RdmaEv) ops.push_back(e.op);
+    ASSERT_EQ(ops.size(), 512u);
+    for (auto* op : ops) rtrs_core_answer(op, 0);
+    const std::size_t posted = c.con(1)->total_sends;
+    ASSERT_EQ(c.con(1)->sends.size(), 598u) << "the rest of the responses wait";
+    ASSERT_TRUE(fake_env::state().warnings.empty());
+    rtrs_core_answer(ops.back(), 0);  // its response waits
+    ASSERT_EQ(fake_env::state().warnings.size(), 1u);
+    EXPECT_NE(fake_env::state().warnings[0].find("does not hold"), std::string::npos);
+    fake_env::state().warnings.clear();
+    // Room for everything: each response once, the waiting ones in order.
+    for (int guard = 0; guard < 100000; ++guard)
+        if (!k().complete_send(c.con(1))) break;
+    k().run();
+    EXPECT_EQ(c.con(1)->total_sends - posted, 2u * 512u - 598u) << "each waiting response posted once";
+    EXPECT_FALSE(k().failed);
+    EXPECT_TRUE(f.finish());
+}
+
 // The client's read request carries at most 65535 descriptors (a 16-bit
 // count); the encoder refuses more rather than wrap the count.
 TEST(MutantsIo, AReadRequestOfMoreThan65535DescriptorsIsRefused) {
