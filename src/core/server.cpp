@@ -270,7 +270,7 @@ int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev
             int err = set.error();
             *late = path->undo_setup();
             rt::destroy(path);
-            return drop_fresh(sess, fresh, cm, peer, err, why);
+            return drop_fresh(sess, fresh, cm, peer, err, why, peer);
         }
         sess.paths.push_back(*path);
         ++sess.paths_num;
@@ -286,7 +286,7 @@ int Server::join_locked(Session& sess, bool fresh, rtrs_env_cm* cm, void* ib_dev
             --sess.paths_num;
             *late = path->undo_setup();
             rt::destroy(path);
-            return drop_fresh(sess, fresh, cm, peer, err, why);
+            return drop_fresh(sess, fresh, cm, peer, err, why, peer);
         }
         // Its other connections are there, or its teardown began (a device
         // removal): the path cannot come up now, and the teardown frees it.

@@ -95,6 +95,31 @@ TEST(MutantsServer, ASetupFailingDuringADeviceRemovalWakesItWithNoLockHeld) {
     EXPECT_TRUE(f.finish());
 }
 
+// A removal that begins while a new path of its device is being set up
+// (after the device was taken) refuses the path as one that came after it:
+// EBUSY, "the device is going away", and the log line names the addresses
+// (row 28's guest check counts it as a path of the device met by the
+// removal).
+TEST(MutantsServer, ARemovalDuringASetupRefusesThePathByItsAddresses) {
+    h::Fixture f;
+    auto c = h::client(159, 2, 5);
+    rtrs_env_waiter* removal = nullptr;
+    k().on_point = [&](const char* what) {
+        if (removal || std::strcmp(what, "mr_alloc") != 0) return;
+        removal = core::module()->begin_device_removal(c.ib_dev);
+    };
+    EXPECT_NE(f.connect(c, 0), 0);
+    k().on_point = nullptr;
+    ASSERT_NE(removal, nullptr) << "the removal began during the setup";
+    EXPECT_EQ(c.cms[0]->reject_errno, 16);
+    EXPECT_EQ(last_refusal(), "the device is going away");
+    EXPECT_EQ(count_logs("connection request refused: the device is going away "
+                         "(ip:10.77.0.5@ip:10.77.0.1)"),
+              1);
+    core::module()->await_device_removal(removal);
+    EXPECT_TRUE(f.finish());
+}
+
 // The same when a new path is given up because its first connection
 // cannot be made, and a removal of its device begins as it is given up
 // (after it left the Connecting state, so the removal does not close it):
