@@ -104,6 +104,13 @@ int count_logs(const std::string& needle) {
     return n;
 }
 
+int downs(const std::string& why) {
+    int n = 0;
+    for (auto& t : fake::k().traces_named("path_down"))
+        if (t.why == why) ++n;
+    return n;
+}
+
 std::string problems() {
     std::string out;
     for (auto& v : k().violations) out += "violation: " + v + "\n";

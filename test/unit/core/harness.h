@@ -122,6 +122,8 @@ std::vector<std::uint8_t> conn_req(const Client& c, std::uint16_t cid, bool firs
 
 // Kernel log lines (of the fake environment) that contain needle.
 int count_logs(const std::string& needle);
+// How many path_down trace events name the reason why (its trace name).
+int downs(const std::string& why);
 
 // Every recorded violation, warning and leftover as one string ("" if none).
 std::string problems();

@@ -12,16 +12,9 @@
 
 using fake::k;
 using h::count_logs;
+using h::downs;
 
 namespace {
-
-// The path's down events, by reason name.
-int downs(const std::string& why) {
-    int n = 0;
-    for (auto& t : k().traces_named("path_down"))
-        if (t.why == why) ++n;
-    return n;
-}
 
 // Fails the next work request post (the fake kernel's next "post_send"
 // failure point), once.
@@ -34,6 +27,26 @@ void fail_next_post() {
             k().fail_at = k().failure_points;
         }
     };
+}
+
+// Fills connection 1 of c (a path of queue depth 512 on a device whose
+// send queue holds 600 work requests) with 512 write requests, and answers
+// each: the first responses are posted, the rest wait for room. Returns
+// the ULP's requests, in the order they reached it.
+std::vector<rtrs_srv_op*> answer_past_the_send_queue(h::Fixture& f, h::Client& c) {
+    std::vector<rtrs_srv_op*> ops;
+    for (std::uint32_t id = 0; id < 512; ++id) {
+        std::uint8_t* mem = f.chunk_mem(c, id);
+        EXPECT_TRUE(wire::encode_rdma_write(rt::MutBytes(mem + 8, 8), 0).ok());
+        if (!f.io_imm(c, 1, id, 8)) return ops;
+    }
+    for (int guard = 0; guard < 10000 && f.ops_seen() < 512; ++guard)
+        if (!k().complete_send(c.con(1))) break;
+    for (auto& e : k().events)
+        if (e.kind == fake::Event::RdmaEv) ops.push_back(e.op);
+    if (ops.size() != 512) return ops;
+    for (auto* op : ops) rtrs_core_answer(op, 0);
+    return ops;
 }
 
 }  // namespace
@@ -113,16 +126,8 @@ TEST(MutantsIo, AWaitingResponseWhosePostFailsClosesThePathCleanly) {
     k().dev_attrs.max_qp_wr = 600;  // 512 responses of 2 work requests do not fit
     auto c = h::client(143);
     ASSERT_TRUE(f.up(c, "waiting"));
-    for (std::uint32_t id = 0; id < 512; ++id) {
-        std::uint8_t* mem = f.chunk_mem(c, id);
-        ASSERT_TRUE(wire::encode_rdma_write(rt::MutBytes(mem + 8, 8), 0).ok());
-        ASSERT_TRUE(f.io_imm(c, 1, id, 8));
-    }
-    for (int guard = 0; guard < 10000 && f.ops_seen() < 512; ++guard)
-        if (!k().complete_send(c.con(1))) break;
+    ASSERT_EQ(answer_past_the_send_queue(f, c).size(), 512u);
     ASSERT_EQ(f.ops_seen(), 512u);
-    for (auto& e : k().events)
-        if (e.kind == fake::Event::RdmaEv) rtrs_core_answer(e.op, 0);
     ASSERT_EQ(c.con(1)->sends.size(), 598u) << "the rest of the responses wait";
     fail_next_post();
     ASSERT_TRUE(k().complete_send(c.con(1)));  // room: the first waiting one is posted, and fails
@@ -143,19 +148,9 @@ TEST(MutantsIo, ASecondAnswerForAWaitingResponseIsRefused) {
     k().dev_attrs.max_qp_wr = 600;  // 512 responses of 2 work requests do not fit
     auto c = h::client(144);
     ASSERT_TRUE(f.up(c, "again"));
-    for (std::uint32_t id = 0; id < 512; ++id) {
-        std::uint8_t* mem = f.chunk_mem(c, id);
-        ASSERT_TRUE(wire::encode_rdma_write(rt::MutBytes(mem + 8, 8), 0).ok());
-        ASSERT_TRUE(f.io_imm(c, 1, id, 8));
-    }
-    for (int guard = 0; guard < 10000 && f.ops_seen() < 512; ++guard)
-        if (!k().complete_send(c.con(1))) break;
-    ASSERT_EQ(f.ops_seen(), 512u);
-    std::vector<rtrs_srv_op*> ops;
-    for (auto& e : k().events)
-        if (e.kind == fake::Event::RdmaEv) ops.push_back(e.op);
+    const std::vector<rtrs_srv_op*> ops = answer_past_the_send_queue(f, c);
     ASSERT_EQ(ops.size(), 512u);
-    for (auto* op : ops) rtrs_core_answer(op, 0);
+    ASSERT_EQ(f.ops_seen(), 512u);
     const std::size_t posted = c.con(1)->total_sends;
     ASSERT_EQ(c.con(1)->sends.size(), 598u) << "the rest of the responses wait";
     ASSERT_TRUE(fake_env::state().warnings.empty());

@@ -13,17 +13,7 @@
 
 using fake::k;
 using h::count_logs;
-
-namespace {
-
-int downs(const std::string& why) {
-    int n = 0;
-    for (auto& t : k().traces_named("path_down"))
-        if (t.why == why) ++n;
-    return n;
-}
-
-}  // namespace
+using h::downs;
 
 // The handshake's deadline (30 s from the first connection) is for the
 // client: a ULP that takes longer over its CONNECTED event does not get

@@ -12,15 +12,9 @@
 
 using fake::k;
 using h::count_logs;
+using h::downs;
 
 namespace {
-
-int downs(const std::string& why) {
-    int n = 0;
-    for (auto& t : k().traces_named("path_down"))
-        if (t.why == why) ++n;
-    return n;
-}
 
 bool has_violation(const std::string& needle) {
     for (auto& v : k().violations)
