@@ -191,13 +191,15 @@ private:
     std::map<void*, Link> sessions_;           // told CONNECTED (and not yet DISCONNECTED)
     std::map<rtrs_srv_op*, void*> outstanding_; // given, not answered: op -> session
     std::vector<rtrs_srv_op*> held_;            // to answer later, in arrival order
-    // Stable names for the core's objects in the events (their addresses
-    // differ from run to run; the order they are met in does not).
-    std::map<const void*, int> ids_;
-    std::string id(const void* p) {
-        auto it = ids_.find(p);
-        if (it == ids_.end()) it = ids_.emplace(p, static_cast<int>(ids_.size()) + 1).first;
-        return "#" + std::to_string(it->second);
+    // The events name a request by its arrival at the ULP and a work item's
+    // owner by the fake kernel's number for it, never by an address: freed
+    // memory is reused in a different order in each run (and not at all
+    // under ASan), so names from addresses made a replay differ (-O1 builds).
+    std::map<rtrs_srv_op*, int> names_;  // outstanding requests -> arrival number
+    int arrivals_ = 0;
+    std::string name(rtrs_srv_op* op) const {
+        auto it = names_.find(op);
+        return it == names_.end() ? std::string("?") : "#" + std::to_string(it->second);
     }
 };
 
@@ -209,7 +211,8 @@ int World::on_rdma_ev(rtrs_srv_op* op) {
     if (it == sessions_.end() || it->second != Link::Connected)
         fail("a request reached the ULP outside CONNECTED .. DISCONNECTED of its session");
     if (outstanding_.count(op)) fail("a request given to the ULP twice before its answer");
-    event("  ULP: request " + id(op));
+    names_[op] = ++arrivals_;
+    event("  ULP: request " + name(op));
     // Now and then the ULP fails it at once (the server answers it then).
     if (!ending_ && ch_.coin(4)) {
         event("  ULP: refuses the request (-EIO)");
@@ -219,6 +222,7 @@ int World::on_rdma_ev(rtrs_srv_op* op) {
     // rnbd answers inside the callback when it fails to submit: so may we.
     if (!ending_ && ch_.coin(20)) {
         outstanding_.erase(op);
+        names_.erase(op);
         event("  ULP: answers inline");
         ++r_.answered;
         rtrs_core_answer(op, 0);
@@ -518,16 +522,17 @@ std::vector<Action> World::actions(bool top) {
     }
     // The ULP's answers, from any CPU.
     for (rtrs_srv_op* op : held_)
-        out.push_back({"ULP answers request " + id(op), 5,
+        out.push_back({"ULP answers request " + name(op), 5,
                        {Ctx::Answer}, false, [this, op] {
                            held_.erase(std::find(held_.begin(), held_.end(), op));
                            outstanding_.erase(op);
+                           names_.erase(op);
                            ++r_.answered;
                            rtrs_core_answer(op, (!ending_ && ch_.coin(5)) ? -5 : 0);
                        }});
     // Work items that are due.
     for (fake::Work* w : k().due_works())
-        out.push_back({"work kind " + std::to_string(w->kind) + " of " + id(w->owner),
+        out.push_back({"work kind " + std::to_string(w->kind) + " of #" + std::to_string(w->owner_no),
                        5, {Ctx::Work, w->owner}, false, [w] { k().run_work(w); }});
     // The client's answers to our disconnects.
     for (std::size_t i = 0; i < k().due_cm_events.size(); ++i) {
@@ -676,6 +681,7 @@ bool World::on_wait_step() {
         rtrs_srv_op* op = held_.front();
         held_.erase(held_.begin());
         outstanding_.erase(op);
+        names_.erase(op);
         ++r_.answered;
         rtrs_core_answer(op, 0);
         return true;

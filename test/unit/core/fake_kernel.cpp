@@ -492,6 +492,9 @@ rtrs_env_work* rtrs_env_work_new(void* owner, unsigned int kind) {
     auto w = std::make_unique<fake::Work>();
     w->owner = owner;
     w->kind = kind;
+    for (auto& o : k().works)
+        if (o->live && o->owner == owner) w->owner_no = o->owner_no;
+    if (!w->owner_no) w->owner_no = ++k().work_owners;
     auto* p = w.get();
     k().works.push_back(std::move(w));
     return reinterpret_cast<rtrs_env_work*>(p);

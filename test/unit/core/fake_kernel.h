@@ -45,6 +45,9 @@ struct Work {
     bool live = true;
     std::uint64_t due = 0;
     std::uint64_t seq = 0;  // queue order among equal times
+    // The owner's number: one per owner from its first work item to its
+    // last one freed (addresses are reused, so they cannot name it).
+    int owner_no = 0;
 };
 
 struct Waiter {
@@ -242,6 +245,7 @@ public:
     };
     std::vector<DueCmEvent> due_cm_events;
     std::uint64_t work_seq = 0;
+    int work_owners = 0;  // owner numbers given (Work::owner_no)
     std::uint64_t next_dma = 0x100000000ull;
     std::uint32_t next_rkey = 0x100;
     int next_cm = 1;
