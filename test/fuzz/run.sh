@@ -8,10 +8,11 @@
 #   test/fuzz/run.sh BUILD_DIR [RUNS]
 #
 # RUNS (argument or environment) is the number of inputs core_session runs
-# (default 20000: 20 to 60 s on this 2-core machine, depending on what else
-# runs; a build from scratch adds 30 to 40 s); the codec targets, two to
-# three orders of magnitude faster, run 50 x RUNS each (1,000,000: about
-# 15 s for the three). SEED (default 1) picks libFuzzer's seed. A longer
+# (default 10000: 10 to 70 s on this 2-core machine, depending on what else
+# runs (20000 took 137 s in a full run of 2026-12-06, a share of the test
+# command's CPU budget it cannot spare); a build from scratch adds 30 to
+# 40 s); the codec targets, two to three orders of magnitude faster, run
+# 50 x RUNS each (500,000: a few seconds for the three). SEED (default 1) picks libFuzzer's seed. A longer
 # run: RUNS=500000 test/fuzz/run.sh BUILD_DIR (about an hour).
 #
 # What a run found stays in BUILD_DIR/run/<target>/: log, the corpus it
@@ -26,7 +27,7 @@ usage() {
 }
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
 build=$1
-runs=${2:-${RUNS:-20000}}
+runs=${2:-${RUNS:-10000}}
 seed=${SEED:-1}
 case $runs in '' | *[!0-9]*) usage ;; esac
 src=$(cd "$(dirname "$0")" && pwd)
