@@ -35,11 +35,12 @@ if [ "$(id -u)" -eq 0 ] && [ $background = 1 ]; then
 	# What the debug kernel's build needs first: that build and then its
 	# boots are the critical path of the whole command, and it can run
 	# while the rest is installed (mostly downloads). Its compile runs at
-	# nice 19 and takes the CPU the guests leave: at nice 0, beside the
-	# host's builds and 6.1's guest, it took 20 min (14 at nice 19 in the
-	# run before), and that guest used 638 s of CPU for its suites against
-	# 500 s (runs of 2026-12-06): a guest of 2 vCPUs wastes CPU when the
-	# host takes a core from it.
+	# nice 10 and takes the CPU the guests leave: at nice 0, beside the
+	# host's builds and 6.1's guest, it took 20 min, and that guest used
+	# 638 s of CPU for its suites against 500 s (runs of 2026-12-06): a
+	# guest of 2 vCPUs wastes CPU when the host takes a core from it; at
+	# nice 19 the host's long tests left it nothing (CMakeLists.txt,
+	# "scheduling": they run at nice 19 now).
 	tools/install-deps.sh --debug-kernel
 	echo "== building the debug kernel in the background (log: $build/debug-kernel.log)"
 	tools/debug-kernel/build.sh >"$build/debug-kernel.log" 2>&1 &
@@ -60,7 +61,7 @@ releases=${RTRS_RELEASES:-bookworm bullseye trixie sid}
 echo "== the host's kernel: $(tools/kernels.sh --require); releases under test: $releases"
 
 # What takes longest starts before the host build, in the background: the
-# debug kernel (above, at nice 19: the critical path of the whole command,
+# debug kernel (above, at nice 10: the critical path of the whole command,
 # its build and then its boot) and the roots of the other releases (mostly
 # downloads and unpacking). ctest's debug.kernel and root.SERIES then find
 # them made, or wait for them (each holds a lock) and say why they failed.
