@@ -115,9 +115,8 @@ bool up(Path& p, const std::string& name, std::string* why) {
                 }
                 p.chunks.push_back(mem);
             }
-            p.done.reset(new std::atomic<std::uint32_t>[p.queue_depth]);
-            for (std::uint32_t i = 0; i < p.queue_depth; ++i) p.done[i].store(1);
-            std::atomic<std::uint32_t>* done = p.done.get();
+            p.done.reset(new Path::Done[p.queue_depth]);
+            Path::Done* done = p.done.get();
             for (std::uint16_t cid = 0; cid < p.cid_num; ++cid)
                 tenv::on_response(p.con(cid), [done](std::uint32_t id, std::uint32_t err) {
                     done[id].store(1 + err, std::memory_order_release);

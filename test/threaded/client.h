@@ -30,7 +30,16 @@ struct Path {
     std::uint32_t chunk_size = 0;
     std::vector<std::uint8_t*> chunks;  // the client's view of each chunk
     // Per chunk: 0 in flight, 1 + errno magnitude once its response came.
-    std::unique_ptr<std::atomic<std::uint32_t>[]> done;
+    // One cache line each: threads that drive their own connections take
+    // interleaved chunks (as a real client's shared permits do), and
+    // neighbouring flags on one line made their CPUs fight over it, which
+    // the scaling benchmark then counted as the server's cost.
+    struct alignas(64) Done {
+        std::atomic<std::uint32_t> v{1};
+        void store(std::uint32_t x, std::memory_order o = std::memory_order_seq_cst) { v.store(x, o); }
+        std::uint32_t load(std::memory_order o = std::memory_order_seq_cst) const { return v.load(o); }
+    };
+    std::unique_ptr<Done[]> done;
 
     tenv::Con* con(std::uint16_t cid) const { return tenv::con_of(cms[cid]); }
 };
