@@ -189,18 +189,18 @@ private:
     // The ULP's side.
     enum class Link { Connecting, Connected };
     std::map<void*, Link> sessions_;           // told CONNECTED (and not yet DISCONNECTED)
-    std::map<rtrs_srv_op*, void*> outstanding_; // given, not answered: op -> session
+    struct Given {
+        void* sess;
+        int no;  // its arrival at the ULP: its name in the events
+    };
+    std::map<rtrs_srv_op*, Given> outstanding_;  // given, not answered
     std::vector<rtrs_srv_op*> held_;            // to answer later, in arrival order
     // The events name a request by its arrival at the ULP and a work item's
     // owner by the fake kernel's number for it, never by an address: freed
     // memory is reused in a different order in each run (and not at all
     // under ASan), so names from addresses made a replay differ (-O1 builds).
-    std::map<rtrs_srv_op*, int> names_;  // outstanding requests -> arrival number
     int arrivals_ = 0;
-    std::string name(rtrs_srv_op* op) const {
-        auto it = names_.find(op);
-        return it == names_.end() ? std::string("?") : "#" + std::to_string(it->second);
-    }
+    static std::string name(int no) { return "#" + std::to_string(no); }
 };
 
 // --- the ULP ----------------------------------------------------------------------
@@ -211,18 +211,17 @@ int World::on_rdma_ev(rtrs_srv_op* op) {
     if (it == sessions_.end() || it->second != Link::Connected)
         fail("a request reached the ULP outside CONNECTED .. DISCONNECTED of its session");
     if (outstanding_.count(op)) fail("a request given to the ULP twice before its answer");
-    names_[op] = ++arrivals_;
-    event("  ULP: request " + name(op));
+    const int no = ++arrivals_;
+    event("  ULP: request " + name(no));
     // Now and then the ULP fails it at once (the server answers it then).
     if (!ending_ && ch_.coin(4)) {
         event("  ULP: refuses the request (-EIO)");
         return -5;
     }
-    outstanding_[op] = sess;
+    outstanding_[op] = Given{sess, no};
     // rnbd answers inside the callback when it fails to submit: so may we.
     if (!ending_ && ch_.coin(20)) {
         outstanding_.erase(op);
-        names_.erase(op);
         event("  ULP: answers inline");
         ++r_.answered;
         rtrs_core_answer(op, 0);
@@ -250,7 +249,7 @@ int World::on_link_ev(void* sess, int ev) {
         if (it == sessions_.end() || it->second != Link::Connected)
             fail("DISCONNECTED without CONNECTED (or twice)");
         for (auto& o : outstanding_)
-            if (o.second == sess) {
+            if (o.second.sess == sess) {
                 fail("DISCONNECTED while the ULP still holds a request of the session");
                 break;
             }
@@ -522,11 +521,10 @@ std::vector<Action> World::actions(bool top) {
     }
     // The ULP's answers, from any CPU.
     for (rtrs_srv_op* op : held_)
-        out.push_back({"ULP answers request " + name(op), 5,
+        out.push_back({"ULP answers request " + name(outstanding_.at(op).no), 5,
                        {Ctx::Answer}, false, [this, op] {
                            held_.erase(std::find(held_.begin(), held_.end(), op));
                            outstanding_.erase(op);
-                           names_.erase(op);
                            ++r_.answered;
                            rtrs_core_answer(op, (!ending_ && ch_.coin(5)) ? -5 : 0);
                        }});
@@ -681,7 +679,6 @@ bool World::on_wait_step() {
         rtrs_srv_op* op = held_.front();
         held_.erase(held_.begin());
         outstanding_.erase(op);
-        names_.erase(op);
         ++r_.answered;
         rtrs_core_answer(op, 0);
         return true;
